@@ -1,0 +1,69 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "NoiseClock",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "noiseclock", targets: ["noiseclock"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+    ],
+    targets: [
+        // Pure domain: commands, settings, clock formatting, configuration schema, topics. No I/O.
+        .target(name: "NoiseClockCore"),
+
+        // libmosquitto, seen only by NoiseClockMQTT.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .target(
+            name: "NoiseClockMQTT",
+            dependencies: [
+                "CMosquitto",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // The services and their wiring: store, clock publisher, command service, the node.
+        .target(
+            name: "NoiseClockNode",
+            dependencies: [
+                "NoiseClockCore",
+                "NoiseClockMQTT",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .executableTarget(
+            name: "noiseclock",
+            dependencies: [
+                "NoiseClockNode",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        .testTarget(name: "NoiseClockCoreTests", dependencies: ["NoiseClockCore"]),
+        .testTarget(
+            name: "NoiseClockNodeTests",
+            dependencies: [
+                "NoiseClockNode",
+                .product(name: "Clocks", package: "swift-clocks"),
+            ]
+        ),
+        .testTarget(
+            name: "NoiseClockIntegrationTests",
+            dependencies: ["NoiseClockMQTT", "NoiseClockCore"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

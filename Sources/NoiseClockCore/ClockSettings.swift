@@ -1,0 +1,127 @@
+import Foundation
+
+public enum TimeFormat: String, Sendable, Hashable, CaseIterable, Codable {
+    case twentyFourHour = "24h"
+    case twelveHour = "12h"
+}
+
+/// The user-changeable clock settings (SPEC §1 `clock.*`, the `settings` verb).
+public struct ClockSettings: Sendable, Hashable {
+    public var timeFormat: TimeFormat
+    public var showSeconds: Bool
+    /// An IANA zone name; empty means the system's zone.
+    public var timezone: String
+    public var locale: String
+    public var publishSeconds: Bool
+
+    public init(
+        timeFormat: TimeFormat = .twentyFourHour, showSeconds: Bool = false, timezone: String = "",
+        locale: String = "en_US", publishSeconds: Bool = false
+    ) {
+        self.timeFormat = timeFormat
+        self.showSeconds = showSeconds
+        self.timezone = timezone
+        self.locale = locale
+        self.publishSeconds = publishSeconds
+    }
+
+    public var json: JSONValue {
+        [
+            "time_format": .string(timeFormat.rawValue),
+            "show_seconds": .bool(showSeconds),
+            "timezone": .string(timezone),
+            "locale": .string(locale),
+            "publish_seconds": .bool(publishSeconds),
+        ]
+    }
+
+    public func applying(_ patch: SettingsPatch) -> ClockSettings {
+        var copy = self
+        if let v = patch.timeFormat { copy.timeFormat = v }
+        if let v = patch.showSeconds { copy.showSeconds = v }
+        if let v = patch.timezone { copy.timezone = v }
+        if let v = patch.locale { copy.locale = v }
+        if let v = patch.publishSeconds { copy.publishSeconds = v }
+        return copy
+    }
+}
+
+/// A partial change of settings, validated as a whole: either every field is right or nothing applies.
+public struct SettingsPatch: Sendable, Hashable {
+    public var timeFormat: TimeFormat?
+    public var showSeconds: Bool?
+    public var timezone: String?
+    public var locale: String?
+    public var publishSeconds: Bool?
+
+    public init(
+        timeFormat: TimeFormat? = nil, showSeconds: Bool? = nil, timezone: String? = nil, locale: String? = nil,
+        publishSeconds: Bool? = nil
+    ) {
+        self.timeFormat = timeFormat
+        self.showSeconds = showSeconds
+        self.timezone = timezone
+        self.locale = locale
+        self.publishSeconds = publishSeconds
+    }
+
+    public static let fields: Set<String> = ["time_format", "show_seconds", "timezone", "locale", "publish_seconds"]
+
+    public init(_ arguments: CommandArguments) throws(CommandError) {
+        try arguments.allowOnly(Self.fields)
+        if let raw = try arguments.string("time_format") {
+            guard let format = TimeFormat(rawValue: raw) else {
+                throw .invalidField("time_format", "must be 24h or 12h, not \"\(raw)\"")
+            }
+            timeFormat = format
+        }
+        showSeconds = try arguments.bool("show_seconds")
+        publishSeconds = try arguments.bool("publish_seconds")
+        if let zone = try arguments.string("timezone") {
+            if let reason = ClockValidation.timezoneProblem(zone) { throw .invalidField("timezone", reason) }
+            timezone = zone
+        }
+        if let locale = try arguments.string("locale") {
+            if let reason = ClockValidation.localeProblem(locale) { throw .invalidField("locale", reason) }
+            self.locale = locale
+        }
+    }
+
+    public var isEmpty: Bool { self == SettingsPatch() }
+
+    /// This patch with `newer`'s fields laid over it.
+    public func merging(_ newer: SettingsPatch) -> SettingsPatch {
+        SettingsPatch(
+            timeFormat: newer.timeFormat ?? timeFormat, showSeconds: newer.showSeconds ?? showSeconds,
+            timezone: newer.timezone ?? timezone, locale: newer.locale ?? locale,
+            publishSeconds: newer.publishSeconds ?? publishSeconds)
+    }
+
+    public var json: JSONValue {
+        var members: [String: JSONValue] = [:]
+        if let timeFormat { members["time_format"] = .string(timeFormat.rawValue) }
+        if let showSeconds { members["show_seconds"] = .bool(showSeconds) }
+        if let timezone { members["timezone"] = .string(timezone) }
+        if let locale { members["locale"] = .string(locale) }
+        if let publishSeconds { members["publish_seconds"] = .bool(publishSeconds) }
+        return .object(members)
+    }
+}
+
+/// Checks shared by the configuration file and the `settings` verb.
+public enum ClockValidation {
+    /// Nil when `zone` is empty (the system's zone) or a zone this machine knows.
+    public static func timezoneProblem(_ zone: String) -> String? {
+        if zone.isEmpty || TimeZone(identifier: zone) != nil { return nil }
+        return "unknown time zone \"\(zone)\"; use an IANA name such as Europe/Berlin"
+    }
+
+    /// Nil when `locale` names a locale ICU has data for (en_US, de_DE, de, ...).
+    public static func localeProblem(_ locale: String) -> String? {
+        let normalized = locale.replacingOccurrences(of: "-", with: "_")
+        if !normalized.isEmpty, knownLocales.contains(normalized) { return nil }
+        return "unknown locale \"\(locale)\"; use a name such as en_US or de_DE"
+    }
+
+    private static let knownLocales: Set<String> = Set(Locale.availableIdentifiers)
+}

@@ -1,0 +1,286 @@
+import Foundation
+
+/// The node's effective configuration (SPEC §1), after the file, the environment and the defaults.
+public struct Configuration: Sendable, Hashable {
+    public struct Node: Sendable, Hashable {
+        public var id: String
+        public var name: String
+    }
+
+    public struct MQTT: Sendable, Hashable {
+        public enum ProtocolVersion: String, Sendable, Hashable { case v5 = "5", v311 = "311" }
+        public struct TLS: Sendable, Hashable {
+            public var enabled: Bool
+            public var caFile: String
+            public var certFile: String
+            public var keyFile: String
+            public var insecure: Bool
+        }
+        public var host: String
+        public var port: Int
+        public var username: String
+        /// Secret: never logged; `check-config` masks it.
+        public var password: String
+        /// Wins over `password` when set; read when the node connects.
+        public var passwordFile: String
+        public var clientID: String
+        public var protocolVersion: ProtocolVersion
+        public var keepaliveSeconds: Int
+        public var baseTopic: String
+        public var discovery: Bool
+        public var discoveryPrefix: String
+        public var tls: TLS
+    }
+
+    public struct Audio: Sendable, Hashable {
+        public var device: String
+        public var fadeMilliseconds: Int
+    }
+
+    public struct Battery: Sendable, Hashable {
+        public var source: String
+        public var sysfsRoot: String
+        public var lowThreshold: Int
+    }
+
+    public struct Alarms: Sendable, Hashable {
+        public var missedGraceMinutes: Int
+        public var upcomingMinutes: Int
+    }
+
+    public var node: Node
+    public var mqtt: MQTT
+    public var stateDirectory: String
+    public var audio: Audio
+    public var soundsCustomDirectory: String
+    public var battery: Battery
+    public var clock: ClockSettings
+    public var alarms: Alarms
+
+    public var topics: Topics { Topics(base: mqtt.baseTopic, nodeID: node.id) }
+}
+
+/// A configuration value that cannot be used, named by its key and, for the environment, its variable.
+public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var key: String
+    public var source: String
+    public var reason: String
+
+    public init(key: String, source: String, reason: String) {
+        self.key = key
+        self.source = source
+        self.reason = reason
+    }
+
+    public var description: String { "\(key) (from \(source)): \(reason)" }
+}
+
+/// One key of SPEC §1: where it is, what it accepts, its default.
+public struct ConfigKey: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case text
+        case nonEmpty
+        case integer(ClosedRange<Int>)
+        case boolean
+        case choice([String])
+        case nodeID
+        case topic
+        case timezone
+        case locale
+    }
+
+    public let path: String
+    public let kind: Kind
+    /// nil: derived from other keys or the host (node.id, node.name, mqtt.client_id).
+    public let defaultValue: String?
+    public let secret: Bool
+
+    public var environmentName: String {
+        "NOISECLOCK_" + path.replacingOccurrences(of: ".", with: "_").uppercased()
+    }
+}
+
+/// Where one effective value came from, for `check-config`.
+public struct ResolvedValue: Sendable, Hashable {
+    public var key: ConfigKey
+    public var value: String
+    public var source: String
+
+    /// The value as `check-config` prints it: secrets masked.
+    public var displayValue: String { key.secret && !value.isEmpty ? "********" : value }
+}
+
+public struct ResolvedConfiguration: Sendable {
+    public var configuration: Configuration
+    public var values: [ResolvedValue]
+    /// Keys in the file, or `NOISECLOCK_*` variables, that SPEC §1 does not define.
+    public var unknownKeys: [String]
+}
+
+public enum ConfigurationSchema {
+    public static let keys: [ConfigKey] = [
+        ConfigKey(path: "node.id", kind: .nodeID, defaultValue: nil, secret: false),
+        ConfigKey(path: "node.name", kind: .nonEmpty, defaultValue: nil, secret: false),
+        ConfigKey(path: "mqtt.host", kind: .nonEmpty, defaultValue: "127.0.0.1", secret: false),
+        ConfigKey(path: "mqtt.port", kind: .integer(1...65535), defaultValue: "1883", secret: false),
+        ConfigKey(path: "mqtt.username", kind: .text, defaultValue: "", secret: false),
+        ConfigKey(path: "mqtt.password", kind: .text, defaultValue: "", secret: true),
+        ConfigKey(path: "mqtt.password_file", kind: .text, defaultValue: "", secret: false),
+        ConfigKey(path: "mqtt.client_id", kind: .nonEmpty, defaultValue: nil, secret: false),
+        ConfigKey(path: "mqtt.protocol", kind: .choice(["5", "311"]), defaultValue: "5", secret: false),
+        ConfigKey(path: "mqtt.keepalive_s", kind: .integer(5...3600), defaultValue: "30", secret: false),
+        ConfigKey(path: "mqtt.base_topic", kind: .topic, defaultValue: "noiseclock", secret: false),
+        ConfigKey(path: "mqtt.discovery", kind: .boolean, defaultValue: "true", secret: false),
+        ConfigKey(path: "mqtt.discovery_prefix", kind: .topic, defaultValue: "homeassistant", secret: false),
+        ConfigKey(path: "mqtt.tls.enabled", kind: .boolean, defaultValue: "false", secret: false),
+        ConfigKey(path: "mqtt.tls.ca_file", kind: .text, defaultValue: "", secret: false),
+        ConfigKey(path: "mqtt.tls.cert_file", kind: .text, defaultValue: "", secret: false),
+        ConfigKey(path: "mqtt.tls.key_file", kind: .text, defaultValue: "", secret: false),
+        ConfigKey(path: "mqtt.tls.insecure", kind: .boolean, defaultValue: "false", secret: false),
+        ConfigKey(path: "state.dir", kind: .nonEmpty, defaultValue: "/var/lib/noiseclock", secret: false),
+        ConfigKey(path: "audio.device", kind: .nonEmpty, defaultValue: "default", secret: false),
+        ConfigKey(path: "audio.fade_ms", kind: .integer(0...60_000), defaultValue: "2000", secret: false),
+        ConfigKey(path: "sounds.custom_dir", kind: .text, defaultValue: "", secret: false),
+        ConfigKey(path: "battery.source", kind: .choice(["auto", "upower", "sysfs", "none"]), defaultValue: "auto", secret: false),
+        ConfigKey(path: "battery.sysfs_root", kind: .nonEmpty, defaultValue: "/sys/class/power_supply", secret: false),
+        ConfigKey(path: "battery.low_threshold", kind: .integer(1...99), defaultValue: "20", secret: false),
+        ConfigKey(path: "clock.timezone", kind: .timezone, defaultValue: "", secret: false),
+        ConfigKey(path: "clock.locale", kind: .locale, defaultValue: "en_US", secret: false),
+        ConfigKey(path: "clock.time_format", kind: .choice(["24h", "12h"]), defaultValue: "24h", secret: false),
+        ConfigKey(path: "clock.show_seconds", kind: .boolean, defaultValue: "false", secret: false),
+        ConfigKey(path: "clock.publish_seconds", kind: .boolean, defaultValue: "false", secret: false),
+        ConfigKey(path: "alarms.missed_grace_min", kind: .integer(0...1440), defaultValue: "10", secret: false),
+        ConfigKey(path: "alarms.upcoming_min", kind: .integer(0...1440), defaultValue: "0", secret: false),
+    ]
+
+    /// Environment variables that are not keys but are still ours.
+    public static let otherVariables: Set<String> = ["NOISECLOCK_CONFIG"]
+
+    /// The node id a host name gives: lowercased, `[a-z0-9_-]` only.
+    public static func nodeID(fromHostname hostname: String) -> String {
+        let allowed = hostname.lowercased().unicodeScalars.filter {
+            ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+        }
+        let id = String(String.UnicodeScalarView(allowed))
+        return id.isEmpty ? "noiseclock" : id
+    }
+
+    /// Resolves the configuration: an environment variable wins over the file, the file over the default.
+    ///
+    /// - Parameters:
+    ///   - file: the file's scalar values by dotted key path (`mqtt.port` → `"1883"`).
+    ///   - fileName: named in error messages.
+    public static func resolve(
+        file: [String: String], fileName: String?, environment: [String: String], hostname: String
+    ) throws(ConfigurationError) -> ResolvedConfiguration {
+        let known = Set(keys.map(\.path))
+        let knownVariables = Set(keys.map(\.environmentName)).union(otherVariables)
+        var unknown = file.keys.filter { !known.contains($0) }.sorted().map { "\($0) (in \(fileName ?? "the file"))" }
+        unknown += environment.keys.filter { $0.hasPrefix("NOISECLOCK_") && !knownVariables.contains($0) }.sorted()
+
+        var resolved: [String: ResolvedValue] = [:]
+        for key in keys {
+            let raw: String?
+            let source: String
+            if let value = environment[key.environmentName] {
+                (raw, source) = (value, key.environmentName)
+            } else if let value = file[key.path] {
+                (raw, source) = (value, fileName ?? "file")
+            } else {
+                (raw, source) = (key.defaultValue ?? derivedDefault(key.path, resolved: resolved, hostname: hostname), "default")
+            }
+            let value = raw ?? ""
+            if let reason = problem(with: value, for: key) {
+                throw ConfigurationError(key: key.path, source: source, reason: reason)
+            }
+            resolved[key.path] = ResolvedValue(key: key, value: normalized(value, for: key), source: source)
+        }
+
+        func string(_ path: String) -> String { resolved[path]?.value ?? "" }
+        func int(_ path: String) -> Int { Int(string(path)) ?? 0 }
+        func bool(_ path: String) -> Bool { string(path) == "true" }
+
+        let tls = Configuration.MQTT.TLS(
+            enabled: bool("mqtt.tls.enabled"), caFile: string("mqtt.tls.ca_file"), certFile: string("mqtt.tls.cert_file"),
+            keyFile: string("mqtt.tls.key_file"), insecure: bool("mqtt.tls.insecure"))
+        if tls.certFile.isEmpty != tls.keyFile.isEmpty {
+            let missing = tls.certFile.isEmpty ? "mqtt.tls.cert_file" : "mqtt.tls.key_file"
+            throw ConfigurationError(
+                key: missing, source: resolved[missing]?.source ?? "default",
+                reason: "a client certificate needs both mqtt.tls.cert_file and mqtt.tls.key_file")
+        }
+        let configuration = Configuration(
+            node: .init(id: string("node.id"), name: string("node.name")),
+            mqtt: .init(
+                host: string("mqtt.host"), port: int("mqtt.port"), username: string("mqtt.username"),
+                password: string("mqtt.password"), passwordFile: string("mqtt.password_file"),
+                clientID: string("mqtt.client_id"),
+                protocolVersion: string("mqtt.protocol") == "311" ? .v311 : .v5,
+                keepaliveSeconds: int("mqtt.keepalive_s"), baseTopic: string("mqtt.base_topic"),
+                discovery: bool("mqtt.discovery"), discoveryPrefix: string("mqtt.discovery_prefix"), tls: tls),
+            stateDirectory: string("state.dir"),
+            audio: .init(device: string("audio.device"), fadeMilliseconds: int("audio.fade_ms")),
+            soundsCustomDirectory: string("sounds.custom_dir"),
+            battery: .init(
+                source: string("battery.source"), sysfsRoot: string("battery.sysfs_root"),
+                lowThreshold: int("battery.low_threshold")),
+            clock: ClockSettings(
+                timeFormat: TimeFormat(rawValue: string("clock.time_format")) ?? .twentyFourHour,
+                showSeconds: bool("clock.show_seconds"), timezone: string("clock.timezone"),
+                locale: string("clock.locale"), publishSeconds: bool("clock.publish_seconds")),
+            alarms: .init(missedGraceMinutes: int("alarms.missed_grace_min"), upcomingMinutes: int("alarms.upcoming_min")))
+        return ResolvedConfiguration(
+            configuration: configuration, values: keys.compactMap { resolved[$0.path] }, unknownKeys: unknown)
+    }
+
+    private static func derivedDefault(_ path: String, resolved: [String: ResolvedValue], hostname: String) -> String {
+        switch path {
+        case "node.id": nodeID(fromHostname: hostname)
+        case "node.name": hostname.isEmpty ? "NoiseClock" : hostname
+        case "mqtt.client_id": "noiseclock-\(resolved["node.id"]?.value ?? nodeID(fromHostname: hostname))"
+        default: ""
+        }
+    }
+
+    private static let trueWords: Set<String> = ["true", "yes", "on", "1"]
+    private static let falseWords: Set<String> = ["false", "no", "off", "0"]
+
+    private static func normalized(_ value: String, for key: ConfigKey) -> String {
+        guard case .boolean = key.kind else { return value }
+        return trueWords.contains(value.lowercased()) ? "true" : "false"
+    }
+
+    /// Nil when `value` is acceptable for `key`, else the reason it is not.
+    static func problem(with value: String, for key: ConfigKey) -> String? {
+        switch key.kind {
+        case .text:
+            return nil
+        case .nonEmpty:
+            return value.isEmpty ? "must not be empty" : nil
+        case .integer(let range):
+            guard let n = Int(value) else { return "must be a whole number, not \"\(value)\"" }
+            return range.contains(n) ? nil : "must be from \(range.lowerBound) to \(range.upperBound), not \(n)"
+        case .boolean:
+            let lower = value.lowercased()
+            return trueWords.contains(lower) || falseWords.contains(lower) ? nil : "must be true or false, not \"\(value)\""
+        case .choice(let options):
+            return options.contains(value) ? nil : "must be one of \(options.joined(separator: ", ")), not \"\(value)\""
+        case .nodeID:
+            let ok = !value.isEmpty && value.count <= 64 && value.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+            }
+            return ok ? nil : "must be 1-64 characters of a-z, A-Z, 0-9, _ and -, not \"\(value)\""
+        case .topic:
+            if value.isEmpty { return "must not be empty" }
+            if value.contains(where: { $0 == "+" || $0 == "#" }) { return "must not contain the MQTT wildcards + or #" }
+            if value.hasPrefix("/") || value.hasSuffix("/") || value.contains("//") {
+                return "must not start or end with / or contain an empty level"
+            }
+            return nil
+        case .timezone:
+            return ClockValidation.timezoneProblem(value)
+        case .locale:
+            return ClockValidation.localeProblem(value)
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+
+/// A JSON document as the node reads and writes it on MQTT and in its store.
+///
+/// Numbers keep their Double value; `intValue` says whether one is a whole number.
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// Parses UTF-8 JSON text. Throws `JSONValue.ParseError` with a readable reason.
+    public static func parse(_ bytes: some Collection<UInt8>) throws(ParseError) -> JSONValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw ParseError(reason: Self.describe(error))
+        } catch {
+            throw ParseError(reason: "\(error)")
+        }
+    }
+
+    public struct ParseError: Error, Hashable, CustomStringConvertible {
+        public let reason: String
+        public var description: String { reason }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let context):
+            if let underlying = context.underlyingError as NSError?,
+               let detail = underlying.userInfo[NSDebugDescriptionErrorKey] as? String {
+                return detail
+            }
+            return context.debugDescription
+        default:
+            return "not valid JSON"
+        }
+    }
+
+    /// Compact JSON text with sorted keys, so equal values always serialize to equal bytes.
+    public var serialized: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    public var serializedBytes: [UInt8] { Array(serialized.utf8) }
+
+    private func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n): out += Self.format(n)
+        case .string(let s): Self.writeString(s, to: &out)
+        case .array(let items):
+            out += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { out += "," }
+                item.write(to: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { out += "," }
+                Self.writeString(key, to: &out)
+                out += ":"
+                members[key, default: .null].write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    private static func format(_ n: Double) -> String {
+        guard n.isFinite else { return "null" }
+        if n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }
+        return "\(n)"
+    }
+
+    private static func writeString(_ s: String, to out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20:
+                out += "\\u" + String(format: "%04x", c.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let b = try? container.decode(Bool.self) {
+            self = .bool(b)
+        } else if let n = try? container.decode(Double.self) {
+            self = .number(n)
+        } else if let s = try? container.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? container.decode([JSONValue].self) {
+            self = .array(a)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let b): try container.encode(b)
+        case .number(let n): try container.encode(n)
+        case .string(let s): try container.encode(s)
+        case .array(let a): try container.encode(a)
+        case .object(let o): try container.encode(o)
+        }
+    }
+}
+
+extension JSONValue {
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
+    /// The value as an Int when it is a whole JSON number.
+    public var intValue: Int? {
+        guard case .number(let n) = self, n == n.rounded(), abs(n) < 1e15 else { return nil }
+        return Int(n)
+    }
+
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let o) = self { return o }
+        return nil
+    }
+
+    /// A short name of the JSON type, for error messages.
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral, ExpressibleByFloatLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(nilLiteral: ()) { self = .null }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}

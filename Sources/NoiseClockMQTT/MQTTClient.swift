@@ -1,0 +1,430 @@
+import CMosquitto
+import Foundation
+import Logging
+import Synchronization
+
+public struct MQTTError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var operation: String
+    public var code: Int32
+
+    public var description: String {
+        "\(operation): \(String(cString: mosquitto_strerror(code)))"
+    }
+}
+
+/// An MQTT client on libmosquitto with its own network thread.
+///
+/// - Reconnects with a doubling delay (1 s … 30 s by default) and, after every connect, restores
+///   the subscriptions, publishes `online` and every retained message it has published before.
+/// - `publish` never blocks: while the broker is away or slow, messages wait in a queue of
+///   `queueLimit`; when it is full the oldest non-retained message is dropped (retained ones are
+///   kept as the latest value per topic and published again on the next connect anyway).
+/// - The session is clean (no broker-side queue while offline), so commands sent to an offline
+///   node are never delivered late.
+public final class MQTTClient: MQTTTransport, @unchecked Sendable {
+    // @unchecked Sendable: `handle` is used from the network thread and from publishers; libmosquitto
+    // guards it with its own mutexes (mosquitto_threaded_set). All our mutable state is in `state`.
+
+    private struct State {
+        var connected = false
+        var stopping = false
+        var needsRestore = false
+        var inFlight = 0
+        var queue: [MQTTMessage] = []
+        var retained: [String: MQTTMessage] = [:]
+        var retainedOrder: [String] = []
+        var subscriptions: [String] = []
+        var pendingSubscriptions: Set<Int32> = []
+        var droppedMessages = 0
+    }
+
+    public let options: MQTTOptions
+    public let messages: AsyncStream<MQTTMessage>
+    public let events: AsyncStream<MQTTConnectionEvent>
+
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let messageContinuation: AsyncStream<MQTTMessage>.Continuation
+    private let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
+    private let wakeUp = NSCondition()
+    private let threadExited = DispatchSemaphore(value: 0)
+    private var handle: OpaquePointer?
+    private let started = Mutex(false)
+
+    public init(options: MQTTOptions, logger: Logger) throws(MQTTError) {
+        Self.initializeLibrary
+        self.options = options
+        self.logger = logger
+        (messages, messageContinuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(50_000))
+        (events, eventContinuation) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
+
+        guard let handle = mosquitto_new(options.clientID, true, Unmanaged.passUnretained(self).toOpaque()) else {
+            throw MQTTError(operation: "mosquitto_new", code: MOSQ_ERR_NOMEM.rawValue)
+        }
+        self.handle = handle
+        try check("threaded mode", mosquitto_threaded_set(handle, true))
+        let version = options.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
+        try check("protocol version", mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(version)))
+        if options.username != nil || options.password != nil {
+            try check("credentials", mosquitto_username_pw_set(handle, options.username, options.password))
+        }
+        if let tls = options.tls {
+            let ca = tls.caFile.isEmpty ? nil : tls.caFile
+            let caPath = ca == nil ? "/etc/ssl/certs" : nil
+            try check(
+                "TLS", mosquitto_tls_set(handle, ca, caPath, tls.certFile.isEmpty ? nil : tls.certFile,
+                    tls.keyFile.isEmpty ? nil : tls.keyFile, nil))
+            try check("TLS insecure", mosquitto_tls_insecure_set(handle, tls.insecure))
+        }
+        if let availability = options.availability {
+            let payload = Array(availability.offline.utf8)
+            try check("last will", mosquitto_will_set_v5(handle, availability.topic, Int32(payload.count), payload, 1, true, nil))
+        }
+        mosquitto_connect_v5_callback_set(handle, onConnect)
+        mosquitto_disconnect_v5_callback_set(handle, onDisconnect)
+        mosquitto_publish_v5_callback_set(handle, onPublish)
+        mosquitto_message_v5_callback_set(handle, onMessage)
+        mosquitto_subscribe_v5_callback_set(handle, onSubscribe)
+    }
+
+    deinit {
+        messageContinuation.finish()
+        eventContinuation.finish()
+        if let handle { mosquitto_destroy(handle) }
+    }
+
+    private static let initializeLibrary: Void = { _ = mosquitto_lib_init() }()
+
+    private func check(_ operation: String, _ code: Int32) throws(MQTTError) {
+        if code != MOSQ_ERR_SUCCESS.rawValue { throw MQTTError(operation: operation, code: code) }
+    }
+
+    public var isConnected: Bool { state.withLock { $0.connected } }
+    public var supportsProperties: Bool { options.protocolVersion == .v5 }
+
+    /// Messages dropped because the queue was full, since start.
+    public var droppedMessages: Int { state.withLock { $0.droppedMessages } }
+
+    // MARK: Starting and stopping
+
+    /// Starts the network thread, which connects and keeps reconnecting until `stop`.
+    public func start() {
+        let first = started.withLock { started in
+            defer { started = true }
+            return !started
+        }
+        guard first else { return }
+        let thread = Thread { [self] in
+            networkLoop()
+            threadExited.signal()
+        }
+        thread.name = "mqtt network"
+        thread.start()
+    }
+
+    /// Publishes `offline` (when there is an availability topic), waits for the queue to reach the
+    /// broker, disconnects cleanly (so the broker drops the last will) and ends the network thread,
+    /// all within `timeout`.
+    public func stop(timeout: Duration = .milliseconds(1500)) async {
+        let deadline = ContinuousClock.now + timeout
+        if let availability = options.availability {
+            publish(MQTTMessage(topic: availability.topic, text: availability.offline, retain: true))
+        }
+        let flushDeadline = ContinuousClock.now + timeout * 0.6
+        while ContinuousClock.now < flushDeadline {
+            let done = state.withLock { !$0.connected || ($0.queue.isEmpty && $0.inFlight == 0) }
+            if done { break }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        let wasStarted = started.withLock { $0 }
+        state.withLock { $0.stopping = true }
+        if let handle { _ = mosquitto_disconnect_v5(handle, 0, nil) }
+        interruptPause()
+        guard wasStarted else { return }
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        let milliseconds = max(0, Int(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
+        let semaphore = threadExited
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                if semaphore.wait(timeout: .now() + .milliseconds(milliseconds)) == .timedOut {
+                    // The thread may sit in connect() to an unreachable broker; it ends on its own.
+                }
+                continuation.resume()
+            }
+        }
+    }
+
+    // MARK: Publishing and subscribing
+
+    public func publish(_ message: MQTTMessage) {
+        state.withLock { state in
+            if message.retain {
+                if state.retained.updateValue(message, forKey: message.topic) == nil {
+                    state.retainedOrder.append(message.topic)
+                }
+            }
+            if state.connected, state.queue.isEmpty, state.inFlight < options.inFlightLimit, send(message) {
+                state.inFlight += 1
+                return
+            }
+            enqueue(message, in: &state)
+        }
+    }
+
+    public func subscribe(_ filters: [String]) {
+        state.withLock { state in
+            let new = filters.filter { !state.subscriptions.contains($0) }
+            state.subscriptions += new
+            if state.connected { subscribeNow(new, in: &state) }
+        }
+    }
+
+    private func enqueue(_ message: MQTTMessage, in state: inout State) {
+        if state.queue.count >= options.queueLimit {
+            let victim = state.queue.firstIndex { !$0.retain } ?? 0
+            state.queue.remove(at: victim)
+            state.droppedMessages += 1
+            if state.droppedMessages == 1 || state.droppedMessages % 100 == 0 {
+                logger.warning("MQTT queue full; dropped the oldest message", metadata: ["dropped": "\(state.droppedMessages)"])
+            }
+        }
+        state.queue.append(message)
+    }
+
+    /// Hands one message to libmosquitto. False when it cannot take it now (not connected).
+    private func send(_ message: MQTTMessage) -> Bool {
+        guard let handle else { return false }
+        var properties: OpaquePointer? = nil
+        defer { mosquitto_property_free_all(&properties) }
+        if options.protocolVersion == .v5 {
+            if let responseTopic = message.responseTopic {
+                _ = mosquitto_property_add_string(&properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), responseTopic)
+            }
+            if let correlation = message.correlationData, correlation.count <= Int(UInt16.max) {
+                _ = correlation.withUnsafeBytes { bytes in
+                    mosquitto_property_add_binary(
+                        &properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), bytes.baseAddress, UInt16(bytes.count))
+                }
+            }
+        }
+        var mid: Int32 = 0
+        let rc = message.payload.withUnsafeBytes { payload in
+            mosquitto_publish_v5(
+                handle, &mid, message.topic, Int32(payload.count), payload.baseAddress, Int32(message.qos), message.retain,
+                properties)
+        }
+        if rc == MOSQ_ERR_SUCCESS.rawValue { return true }
+        if rc != MOSQ_ERR_NO_CONN.rawValue {
+            logger.error("MQTT publish failed", metadata: ["topic": "\(message.topic)", "error": "\(MQTTError(operation: "publish", code: rc))"])
+        }
+        return false
+    }
+
+    private func subscribeNow(_ filters: [String], in state: inout State) {
+        guard let handle else { return }
+        for filter in filters {
+            var mid: Int32 = 0
+            let rc = mosquitto_subscribe_v5(handle, &mid, filter, 1, 0, nil)
+            if rc == MOSQ_ERR_SUCCESS.rawValue {
+                state.pendingSubscriptions.insert(mid)
+            } else {
+                logger.error("MQTT subscribe failed", metadata: ["filter": "\(filter)", "error": "\(MQTTError(operation: "subscribe", code: rc))"])
+            }
+        }
+    }
+
+    // MARK: The network thread
+
+    private var isStopping: Bool { state.withLock { $0.stopping } }
+
+    private func interruptPause() {
+        wakeUp.lock()
+        wakeUp.broadcast()
+        wakeUp.unlock()
+    }
+
+    /// Connects, runs mosquitto_loop, and after a failure waits with a doubling delay and reconnects.
+    private func networkLoop() {
+        guard let handle else { return }
+        var backoff = ReconnectBackoff(minimum: options.minimumReconnectDelay, maximum: options.maximumReconnectDelay)
+        var attached = false
+        while !isStopping {
+            if !attached {
+                let rc = mosquitto_connect_bind_v5(
+                    handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds), nil, nil)
+                if rc == MOSQ_ERR_SUCCESS.rawValue {
+                    attached = true
+                } else {
+                    let delay = backoff.take()
+                    logger.info(
+                        "MQTT broker not reachable; retrying",
+                        metadata: ["broker": "\(options.host):\(options.port)", "error": "\(MQTTError(operation: "connect", code: rc))", "retry_in": "\(delay)"])
+                    pause(delay)
+                    continue
+                }
+            }
+            let rc = mosquitto_loop(handle, 1000, 1)
+            if restoreIfConnected() { backoff.reset() }
+            drainQueue()
+            if rc != MOSQ_ERR_SUCCESS.rawValue {
+                attached = false
+                let wasConnected = state.withLock { state in
+                    defer { state.connected = false }
+                    return state.connected
+                }
+                if isStopping { break }
+                let delay = backoff.take()
+                if wasConnected {
+                    eventContinuation.yield(.disconnected(reason: MQTTError(operation: "connection", code: rc).description))
+                }
+                logger.warning(
+                    "MQTT connection lost; reconnecting",
+                    metadata: ["error": "\(MQTTError(operation: "loop", code: rc))", "retry_in": "\(delay)"])
+                pause(delay)
+            }
+        }
+        logger.debug("MQTT network thread ended")
+    }
+
+    private func pause(_ delay: Duration) {
+        let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        let until = Date(timeIntervalSinceNow: seconds)
+        wakeUp.lock()
+        while !isStopping, Date() < until {
+            _ = wakeUp.wait(until: until)
+        }
+        wakeUp.unlock()
+    }
+
+    /// After a CONNACK: subscriptions, `online`, every retained message, then the queue. True when it ran.
+    private func restoreIfConnected() -> Bool {
+        let restored = state.withLock { state -> Bool in
+            guard state.needsRestore else { return false }
+            state.needsRestore = false
+            state.connected = true
+            state.inFlight = 0
+            state.pendingSubscriptions = []
+            subscribeNow(state.subscriptions, in: &state)
+            // Retained messages that waited are superseded by the table of latest values.
+            state.queue.removeAll { $0.retain }
+            var ordered: [MQTTMessage] = []
+            if let availability = options.availability {
+                ordered.append(MQTTMessage(topic: availability.topic, text: availability.online, retain: true))
+                if state.retained[availability.topic] == nil { state.retainedOrder.append(availability.topic) }
+                state.retained[availability.topic] = ordered[0]
+            }
+            ordered += state.retainedOrder.compactMap { state.retained[$0] }.filter { $0.topic != options.availability?.topic }
+            state.queue = ordered + state.queue
+            return true
+        }
+        if restored {
+            logger.info("MQTT connected", metadata: ["broker": "\(options.host):\(options.port)"])
+            drainQueue()
+            eventContinuation.yield(.connected)
+        }
+        return restored
+    }
+
+    private func drainQueue() {
+        state.withLock { state in
+            while state.connected, state.inFlight < options.inFlightLimit, let next = state.queue.first {
+                guard send(next) else { break }
+                state.queue.removeFirst()
+                state.inFlight += 1
+            }
+        }
+    }
+
+    // MARK: Callbacks (on the network thread, inside mosquitto_loop): record and return.
+
+    fileprivate func connected(rc: Int32) {
+        if rc == 0 {
+            state.withLock { $0.needsRestore = true }
+        } else {
+            let reason = String(cString: options.protocolVersion == .v5 ? mosquitto_reason_string(rc) : mosquitto_connack_string(rc))
+            logger.error("MQTT broker refused the connection", metadata: ["reason": "\(reason)"])
+        }
+    }
+
+    fileprivate func disconnected(rc: Int32) {
+        state.withLock { $0.connected = false }
+    }
+
+    fileprivate func published(mid: Int32) {
+        state.withLock { $0.inFlight = max(0, $0.inFlight - 1) }
+    }
+
+    fileprivate func subscribed(mid: Int32) {
+        let done = state.withLock { state -> Bool in
+            guard state.pendingSubscriptions.remove(mid) != nil else { return false }
+            return state.pendingSubscriptions.isEmpty
+        }
+        if done { eventContinuation.yield(.subscribed) }
+    }
+
+    fileprivate func received(_ message: MQTTMessage) {
+        if case .dropped = messageContinuation.yield(message) {
+            logger.warning("MQTT incoming buffer full; message dropped", metadata: ["topic": "\(message.topic)"])
+        }
+    }
+}
+
+// C callbacks: nonisolated free functions (never main-actor closures, see PLATFORM.md), tiny.
+
+private func client(_ userdata: UnsafeMutableRawPointer?) -> MQTTClient? {
+    guard let userdata else { return nil }
+    return Unmanaged<MQTTClient>.fromOpaque(userdata).takeUnretainedValue()
+}
+
+private let onConnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, OpaquePointer?) -> Void = {
+    _, userdata, rc, _, _ in
+    client(userdata)?.connected(rc: rc)
+}
+
+private let onDisconnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, OpaquePointer?) -> Void = {
+    _, userdata, rc, _ in
+    client(userdata)?.disconnected(rc: rc)
+}
+
+private let onPublish: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, OpaquePointer?) -> Void = {
+    _, userdata, mid, _, _ in
+    client(userdata)?.published(mid: mid)
+}
+
+private let onSubscribe: @convention(c) (
+    OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, UnsafePointer<Int32>?, OpaquePointer?
+) -> Void = { _, userdata, mid, _, _, _ in
+    client(userdata)?.subscribed(mid: mid)
+}
+
+private let onMessage: @convention(c) (
+    OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?, OpaquePointer?
+) -> Void = { _, userdata, message, properties in
+    guard let message, let target = client(userdata) else { return }
+    let m = message.pointee
+    let topic = m.topic.map { String(cString: $0) } ?? ""
+    var payload: [UInt8] = []
+    if let bytes = m.payload, m.payloadlen > 0 {
+        payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(m.payloadlen)))
+    }
+    var responseTopic: String?
+    var correlation: [UInt8]?
+    if let properties {
+        var text: UnsafeMutablePointer<CChar>?
+        if mosquitto_property_read_string(properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), &text, false) != nil, let text {
+            responseTopic = String(cString: text)
+            free(text)
+        }
+        var data: UnsafeMutableRawPointer?
+        var length: UInt16 = 0
+        if mosquitto_property_read_binary(properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), &data, &length, false) != nil,
+           let data {
+            correlation = Array(UnsafeRawBufferPointer(start: data, count: Int(length)))
+            free(data)
+        }
+    }
+    target.received(
+        MQTTMessage(
+            topic: topic, payload: payload, qos: Int(m.qos), retain: m.retain, responseTopic: responseTopic,
+            correlationData: correlation))
+}

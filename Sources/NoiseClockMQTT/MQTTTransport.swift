@@ -1,0 +1,52 @@
+/// One MQTT message, in either direction.
+public struct MQTTMessage: Sendable, Hashable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var qos: Int
+    public var retain: Bool
+    /// MQTT 5 Response Topic (request/response); nil on MQTT 3.1.1.
+    public var responseTopic: String?
+    /// MQTT 5 Correlation Data, echoed on a response.
+    public var correlationData: [UInt8]?
+
+    public init(
+        topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false, responseTopic: String? = nil,
+        correlationData: [UInt8]? = nil
+    ) {
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.retain = retain
+        self.responseTopic = responseTopic
+        self.correlationData = correlationData
+    }
+
+    public init(topic: String, text: String, qos: Int = 1, retain: Bool = false) {
+        self.init(topic: topic, payload: Array(text.utf8), qos: qos, retain: retain)
+    }
+
+    public var text: String { String(decoding: payload, as: UTF8.self) }
+}
+
+public enum MQTTConnectionEvent: Sendable, Hashable {
+    /// The broker accepted the connection; `online` and every retained state have been queued again.
+    case connected
+    /// Every subscription of this connection has been acknowledged.
+    case subscribed
+    case disconnected(reason: String)
+}
+
+/// What the node needs of an MQTT client, so services can be tested with a fake.
+public protocol MQTTTransport: Sendable {
+    /// Queues a message and returns at once, connected or not (see `MQTTClient` for the queue's limits).
+    func publish(_ message: MQTTMessage)
+    /// Adds subscriptions, kept and restored after every reconnect.
+    func subscribe(_ filters: [String])
+    /// Messages from the broker on the subscribed topics. One consumer.
+    var messages: AsyncStream<MQTTMessage> { get }
+    /// Connection changes. One consumer.
+    var events: AsyncStream<MQTTConnectionEvent> { get }
+    var isConnected: Bool { get }
+    /// True when requests can carry a Response Topic and Correlation Data (MQTT 5).
+    var supportsProperties: Bool { get }
+}

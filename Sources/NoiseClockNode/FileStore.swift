@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import NoiseClockCore
+
+/// What reading a stored document found.
+public enum StoredDocument: Sendable, Hashable {
+    case missing
+    case value(JSONValue)
+    /// The file could not be read as JSON; it was renamed to `movedTo` and left there for the user.
+    case movedAside(movedTo: String, reason: String)
+}
+
+/// The node's own state: one JSON document per name, written atomically.
+public protocol Store: Sendable {
+    func load(_ name: String) -> StoredDocument
+    /// Returns once the document is durable on disk; throws and changes nothing when it cannot be.
+    func save(_ name: String, _ value: JSONValue) throws
+    /// Moves a document that could be parsed but not used out of the way, like a corrupt one.
+    func moveAside(_ name: String, reason: String) -> StoredDocument
+}
+
+public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var operation: String
+    public var errno: Int32
+
+    public var description: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
+}
+
+/// JSON files under `state.dir`: write a temporary file, fsync it, rename it over the old one, fsync
+/// the folder. A crash at any instant leaves the old file or the new one, never a mix; a temporary
+/// file left by a crash is removed on the next start.
+public final class FileStore: Store {
+    public let directory: String
+
+    public init(directory: String) throws(StoreError) {
+        self.directory = directory
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(path: directory, operation: "create", errno: Glibc.errno == 0 ? EACCES : Glibc.errno)
+        }
+        for leftover in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        where leftover.hasPrefix(".") && leftover.contains(".tmp-") {
+            unlink(path(leftover))
+        }
+    }
+
+    private func path(_ name: String) -> String { "\(directory)/\(name)" }
+
+    public func load(_ name: String) -> StoredDocument {
+        guard let data = FileManager.default.contents(atPath: path(name)) else {
+            return FileManager.default.fileExists(atPath: path(name))
+                ? moveAside(name, reason: "cannot be read") : .missing
+        }
+        do {
+            return .value(try JSONValue.parse(Array(data)))
+        } catch {
+            return moveAside(name, reason: "not valid JSON: \(error.reason)")
+        }
+    }
+
+    public func moveAside(_ name: String, reason: String) -> StoredDocument {
+        let stamp = ISOTime.string(Date(), in: TimeZone(identifier: "UTC") ?? .current)
+            .replacingOccurrences(of: ":", with: "")
+        var target = path("\(name).unreadable-\(stamp)")
+        var attempt = 1
+        while FileManager.default.fileExists(atPath: target) {
+            attempt += 1
+            target = path("\(name).unreadable-\(stamp)-\(attempt)")
+        }
+        if rename(path(name), target) != 0 {
+            return .movedAside(movedTo: path(name), reason: "\(reason); could not be moved aside either")
+        }
+        return .movedAside(movedTo: target, reason: reason)
+    }
+
+    public func save(_ name: String, _ value: JSONValue) throws {
+        let bytes = value.serializedBytes + [0x0A]
+        let temporary = path(".\(name).tmp-\(getpid())")
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError(path: temporary, operation: "create", errno: errno) }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let failure = StoreError(path: temporary, operation: "write", errno: errno)
+                close(fd)
+                unlink(temporary)
+                throw failure
+            }
+            written += n
+        }
+        if fsync(fd) != 0 {
+            let failure = StoreError(path: temporary, operation: "fsync", errno: errno)
+            close(fd)
+            unlink(temporary)
+            throw failure
+        }
+        close(fd)
+        if rename(temporary, path(name)) != 0 {
+            let failure = StoreError(path: path(name), operation: "rename", errno: errno)
+            unlink(temporary)
+            throw failure
+        }
+        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw StoreError(path: directory, operation: "open", errno: errno) }
+        defer { close(folder) }
+        if fsync(folder) != 0 { throw StoreError(path: directory, operation: "fsync", errno: errno) }
+    }
+}

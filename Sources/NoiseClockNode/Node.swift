@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+import NoiseClockCore
+import NoiseClockMQTT
+import ServiceLifecycle
+
+/// The node: its state, its verbs, and the services that run it. `@main` only loads the
+/// configuration and calls `Node.run`; tests build the same node with fakes.
+public struct Node: Sendable {
+    public let configuration: Configuration
+    public let transport: any MQTTTransport
+    public let publisher: StatePublisher
+    public let router: CommandRouter
+    let logger: Logger
+
+    public init(
+        configuration: Configuration, transport: any MQTTTransport, store: any Store, clock: NodeClock,
+        storeProblems: [String] = [], logger: Logger
+    ) {
+        self.configuration = configuration
+        self.transport = transport
+        self.logger = logger
+        let settings = SettingsModel(configured: configuration.clock, store: store, logger: logger)
+        let status = NodeStatus(
+            startedAt: clock.now(), timeZone: clock.systemTimeZone, audioDevice: configuration.audio.device,
+            problems: storeProblems + [settings.loadProblem].compactMap { $0 })
+        let publisher = StatePublisher(
+            transport: transport, topics: configuration.topics, settings: settings, status: status, clock: clock)
+        self.publisher = publisher
+        self.router = Self.commands(publisher: publisher)
+    }
+
+    /// Every verb the node answers (SPEC §2). A new verb is one `add` here.
+    static func commands(publisher: StatePublisher) -> CommandRouter {
+        var router = CommandRouter()
+        router.add("ping") { _ in
+            publisher.status.json(at: publisher.clock.now())
+        }
+        router.add("settings", shape: .object(bareValue: nil)) { arguments in
+            let patch = try SettingsPatch(arguments)
+            let before = publisher.settings.current
+            let after = try publisher.settings.change(patch)
+            if after != before {
+                publisher.publishSettings()
+                publisher.publishClock(at: publisher.clock.now(), face: publisher.clockFace())
+            }
+            return after.json
+        }
+        return router
+    }
+
+    /// The services that answer commands and publish state; the MQTT connection itself is added by `run`.
+    public func services() -> [any Service] {
+        [
+            CommandService(transport: transport, topics: configuration.topics, router: router, logger: logger),
+            ClockService(publisher: publisher),
+            ConnectionEventsService(transport: transport, publisher: publisher, logger: logger),
+        ]
+    }
+
+    /// Runs a node against the configured broker until SIGTERM or SIGINT.
+    public static func run(configuration: Configuration, logger: Logger) async throws {
+        let store = try FileStore(directory: configuration.stateDirectory)
+        let client = try MQTTClient(options: try MQTTSettings.options(for: configuration), logger: logger)
+        let node = Node(configuration: configuration, transport: client, store: store, clock: .live, logger: logger)
+        // Queue every retained state before connecting, so they go out right behind `online`.
+        node.publisher.publishAll()
+        logger.info(
+            "starting",
+            metadata: [
+                "node": "\(configuration.node.id)", "broker": "\(configuration.mqtt.host):\(configuration.mqtt.port)",
+                "state_dir": "\(configuration.stateDirectory)",
+            ])
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: MQTTConnectionService(client: client))]
+                    + node.services().map { .init(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        try await group.run()
+        logger.info("stopped")
+    }
+}
+
+/// The client options a configuration gives.
+public enum MQTTSettings {
+    public static func options(for configuration: Configuration, clientID: String? = nil, availability: Bool = true)
+        throws(ConfigurationError) -> MQTTOptions
+    {
+        let mqtt = configuration.mqtt
+        let password = try ConfigurationLoader.password(for: mqtt)
+        let tls = mqtt.tls.enabled
+            ? MQTTOptions.TLS(caFile: mqtt.tls.caFile, certFile: mqtt.tls.certFile, keyFile: mqtt.tls.keyFile, insecure: mqtt.tls.insecure)
+            : nil
+        return MQTTOptions(
+            host: mqtt.host, port: mqtt.port, clientID: clientID ?? mqtt.clientID,
+            username: mqtt.username.isEmpty ? nil : mqtt.username, password: password,
+            protocolVersion: mqtt.protocolVersion == .v5 ? .v5 : .v311, keepaliveSeconds: mqtt.keepaliveSeconds,
+            tls: tls, availability: availability ? .init(topic: configuration.topics.availability) : nil)
+    }
+}

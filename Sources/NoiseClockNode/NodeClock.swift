@@ -1,0 +1,39 @@
+import Foundation
+
+/// Time as the node sees it, injected so tests can cross a minute, a day or a DST change at once.
+public struct NodeClock: Sendable {
+    /// The wall clock; read again after every sleep, because it can jump.
+    public var now: @Sendable () -> Date
+    /// Sleeps on a monotonic clock.
+    public var sleep: @Sendable (Duration) async throws -> Void
+    /// The zone used when `clock.timezone` is empty.
+    public var systemTimeZone: @Sendable () -> TimeZone
+
+    public init(
+        now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Duration) async throws -> Void,
+        systemTimeZone: @escaping @Sendable () -> TimeZone
+    ) {
+        self.now = now
+        self.sleep = sleep
+        self.systemTimeZone = systemTimeZone
+    }
+
+    public static let live = NodeClock(
+        now: { Date() },
+        sleep: { try await ContinuousClock().sleep(for: $0) },
+        systemTimeZone: { TimeZone.current })
+
+    /// A clock driven by any `Clock` (a test clock), starting at the wall-clock instant `start`.
+    public static func driven<C: Clock>(by clock: C, startingAt start: Date, timeZone: TimeZone) -> NodeClock
+    where C.Duration == Duration, C: Sendable {
+        let origin = clock.now
+        return NodeClock(
+            now: {
+                let elapsed = origin.duration(to: clock.now)
+                return start.addingTimeInterval(
+                    Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            },
+            sleep: { try await clock.sleep(for: $0) },
+            systemTimeZone: { timeZone })
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import NoiseClockCore
+import NoiseClockMQTT
+
+/// Publishes the node's retained state topics and its events.
+public struct StatePublisher: Sendable {
+    public let transport: any MQTTTransport
+    public let topics: Topics
+    public let settings: SettingsModel
+    public let status: NodeStatus
+    public let clock: NodeClock
+
+    public func clockFace() -> ClockFace {
+        ClockFace(settings: settings.current, systemZone: clock.systemTimeZone())
+    }
+
+    public func publishClock(at instant: Date, face: ClockFace) {
+        publishRetained(topics.clock, face.state(at: instant).json)
+    }
+
+    public func publishSettings() {
+        publishRetained(topics.settings, settings.current.json)
+    }
+
+    public func publishStatus() {
+        publishRetained(topics.status, status.json(at: clock.now()))
+    }
+
+    /// Every retained state, as after a start or a reconnect.
+    public func publishAll() {
+        publishStatus()
+        publishSettings()
+        publishClock(at: clock.now(), face: clockFace())
+    }
+
+    public func publishEvent(_ name: String, _ details: [String: JSONValue] = [:]) {
+        var members = details
+        members["event"] = .string(name)
+        members["at"] = .string(ISOTime.string(clock.now(), in: clockFace().timeZone))
+        transport.publish(MQTTMessage(topic: topics.event, payload: JSONValue.object(members).serializedBytes, qos: 1))
+    }
+
+    private func publishRetained(_ topic: String, _ value: JSONValue) {
+        transport.publish(MQTTMessage(topic: topic, payload: value.serializedBytes, qos: 1, retain: true))
+    }
+}
+
+/// What `B/status` and `ping` report.
+public struct NodeStatus: Sendable {
+    public static let version = "0.1.0"
+
+    public let startedAt: Date
+    public let timeZone: @Sendable () -> TimeZone
+    public let audioDevice: String
+    /// Problems found at start (an unreadable stored file moved aside), reported until restart.
+    public let problems: [String]
+
+    public func json(at now: Date) -> JSONValue {
+        [
+            "version": .string(Self.version),
+            "started_at": .string(ISOTime.string(startedAt, in: timeZone())),
+            "uptime_s": .number(max(0, now.timeIntervalSince(startedAt).rounded(.down))),
+            // The audio engine arrives with its own issue; until then the device is named but not opened.
+            "audio": ["device": .string(audioDevice), "ok": false, "error": "audio engine not available in this version", "xruns": 0],
+            "battery_source": "none",
+            "problems": .array(problems.map { .string($0) }),
+        ]
+    }
+}

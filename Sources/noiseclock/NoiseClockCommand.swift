@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NoiseClockCore
+import NoiseClockNode
+
+@main
+struct NoiseClockCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "noiseclock",
+        abstract: "A nightstand clock node for a smart home, driven over MQTT.",
+        version: NodeStatus.version,
+        subcommands: [Run.self, CheckConfig.self, Ctl.self],
+        defaultSubcommand: Run.self)
+}
+
+struct ConfigOption: ParsableArguments {
+    @Option(name: .long, help: "The configuration file (else $NOISECLOCK_CONFIG, /etc/noiseclock/noiseclock.yaml, config/noiseclock.yaml).")
+    var config: String?
+
+    func load() throws -> ConfigurationLoader.Loaded {
+        do {
+            let loaded = try ConfigurationLoader.load(explicit: config)
+            try ConfigurationLoader.checkFiles(loaded.configuration, sources: loaded.resolved.values)
+            return loaded
+        } catch {
+            throw ValidationError("invalid configuration: \(error)")
+        }
+    }
+}
+
+func makeLogger(level: Logger.Level) -> Logger {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = level
+        return handler
+    }
+    return Logger(label: "noiseclock")
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the node (the daemon).")
+
+    @OptionGroup var options: ConfigOption
+    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
+    func run() async throws {
+        let logger = makeLogger(level: logLevel)
+        let loaded = try options.load()
+        for key in loaded.resolved.unknownKeys {
+            logger.warning("unknown configuration key ignored", metadata: ["key": "\(key)"])
+        }
+        try await Node.run(configuration: loaded.configuration, logger: logger)
+    }
+}
+
+struct CheckConfig: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config", abstract: "Validate and print the effective configuration, secrets masked.")
+
+    @OptionGroup var options: ConfigOption
+
+    func run() async throws {
+        let loaded = try options.load()
+        print("# configuration file: \(loaded.file ?? "none (built-in defaults)")")
+        let width = (loaded.resolved.values.map { $0.key.path.count + $0.displayValue.count }.max() ?? 0) + 4
+        for value in loaded.resolved.values {
+            let line = "\(value.key.path): \(value.displayValue)"
+            print(line.padding(toLength: max(width, line.count + 2), withPad: " ", startingAt: 0) + "# \(value.source)")
+        }
+        if !loaded.resolved.unknownKeys.isEmpty {
+            throw ValidationError("unknown configuration keys: \(loaded.resolved.unknownKeys.joined(separator: ", "))")
+        }
+    }
+}
+
+struct Ctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send one command to a running node and print its response.",
+        discussion: "Exits 0 on an ok response, 1 on an error response, 2 when no answer came in time.")
+
+    @OptionGroup var options: ConfigOption
+    @Argument(help: "The verb: ping, settings, ...") var verb: String
+    @Argument(help: "The payload: a JSON object, a bare value, or nothing.") var payload: String = ""
+    @Option(name: .long, help: "Seconds to wait for the answer.") var timeout: Double = 5
+    @Option(name: .long, help: "Log level for the MQTT connection.") var logLevel: Logger.Level = .warning
+
+    func run() async throws {
+        let logger = makeLogger(level: logLevel)
+        let loaded = try options.load()
+        let outcome = try await ControlClient.send(
+            verb: verb, payload: payload, configuration: loaded.configuration,
+            timeout: .milliseconds(Int(timeout * 1000)), logger: logger)
+        switch outcome {
+        case .answered(let response, let raw):
+            print(raw)
+            if !response.isOK { throw ExitCode(1) }
+        case .timedOut:
+            FileHandle.standardError.write(Data("no answer from node \(loaded.configuration.node.id) within \(timeout) s\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+}
