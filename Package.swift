@@ -57,12 +57,26 @@ let package = Package(
             name: "NoiseClockNodeTests",
             dependencies: [
                 "NoiseClockNode",
+                "NoiseClockCore",
+                "NoiseClockMQTT",
                 .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Starts brokers and nodes as child processes; shared by the integration tests and the benchmarks.
+        .target(
+            name: "NoiseClockTestSupport",
+            dependencies: ["NoiseClockMQTT", "NoiseClockCore", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/Support"
         ),
         .testTarget(
             name: "NoiseClockIntegrationTests",
-            dependencies: ["NoiseClockMQTT", "NoiseClockCore"]
+            dependencies: ["NoiseClockTestSupport", "NoiseClockMQTT", "NoiseClockCore"]
+        ),
+        .executableTarget(
+            name: "noiseclock-bench",
+            dependencies: ["NoiseClockTestSupport", "NoiseClockMQTT", "NoiseClockCore"],
+            path: "bench/Sources"
         ),
     ],
     swiftLanguageModes: [.v6]

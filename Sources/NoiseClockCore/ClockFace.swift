@@ -64,13 +64,16 @@ public struct ClockFace: Sendable {
     public var period: TimeInterval { settings.publishSeconds ? 1 : 60 }
 
     /// Which period `instant` falls in; a new value means the display changed and is due again.
+    ///
+    /// Counted from the reference date (2001-01-01, itself on a minute boundary), the value `Date`
+    /// stores, so the tick and the displayed time never disagree through rounding.
     public func tick(at instant: Date) -> Int64 {
-        Int64((instant.timeIntervalSince1970 / period).rounded(.down))
+        Int64((instant.timeIntervalSinceReferenceDate / period).rounded(.down))
     }
 
     /// The first instant of the next period: minutes are aligned to the wall clock, never drifting.
     public func nextTick(after instant: Date) -> Date {
-        Date(timeIntervalSince1970: Double(tick(at: instant) + 1) * period)
+        Date(timeIntervalSinceReferenceDate: Double(tick(at: instant) + 1) * period)
     }
 }
 

@@ -112,7 +112,9 @@ public struct SettingsPatch: Sendable, Hashable {
 public enum ClockValidation {
     /// Nil when `zone` is empty (the system's zone) or a zone this machine knows.
     public static func timezoneProblem(_ zone: String) -> String? {
-        if zone.isEmpty || TimeZone(identifier: zone) != nil { return nil }
+        // IANA names only ("Area/City", or UTC): ICU also accepts "EST" or "GMT+5", which B/clock
+        // would then show as such.
+        if zone.isEmpty || zone == "UTC" || (zone.contains("/") && TimeZone(identifier: zone) != nil) { return nil }
         return "unknown time zone \"\(zone)\"; use an IANA name such as Europe/Berlin"
     }
 

@@ -17,7 +17,8 @@ public enum CommandPayload: Sendable, Hashable {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return (.failure(CommandError(.invalidJSON, "payload is not valid UTF-8", field: "payload")), nil)
         }
-        let trimmed = text.trimmingWhitespace()
+        // A byte-order mark (some editors and shells add one) is not part of the command.
+        let trimmed = (text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text).trimmingWhitespace()
         if trimmed.isEmpty || trimmed == "PRESS" {
             return (.success(.empty), nil)
         }
@@ -39,6 +40,9 @@ public enum CommandPayload: Sendable, Hashable {
         }
         // A bare value: a JSON scalar when it parses as one (55, "rain", true), else the text itself (rain, ON).
         if let scalar = try? JSONValue.parse(Array(trimmed.utf8)) {
+            if scalar.objectValue != nil || { if case .array = scalar { true } else { false } }() {
+                return (.failure(CommandError(.invalidJSON, "payload must be a JSON object or a single value", field: "payload")), nil)
+            }
             return (.success(.bare(scalar)), nil)
         }
         return (.success(.bare(.string(trimmed))), nil)

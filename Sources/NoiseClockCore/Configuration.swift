@@ -175,7 +175,12 @@ public enum ConfigurationSchema {
     ) throws(ConfigurationError) -> ResolvedConfiguration {
         let known = Set(keys.map(\.path))
         let knownVariables = Set(keys.map(\.environmentName)).union(otherVariables)
-        var unknown = file.keys.filter { !known.contains($0) }.sorted().map { "\($0) (in \(fileName ?? "the file"))" }
+        // An empty section (`node:` with every key commented out) is not an unknown key.
+        let sections = Set(keys.flatMap { key in
+            key.path.split(separator: ".").dropLast().indices.map { key.path.split(separator: ".")[...$0].joined(separator: ".") }
+        })
+        var unknown = file.filter { !known.contains($0.key) && !(sections.contains($0.key) && $0.value.isEmpty) }
+            .keys.sorted().map { "\($0) (in \(fileName ?? "the file"))" }
         unknown += environment.keys.filter { $0.hasPrefix("NOISECLOCK_") && !knownVariables.contains($0) }.sorted()
 
         var resolved: [String: ResolvedValue] = [:]

@@ -65,6 +65,8 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         try check("threaded mode", mosquitto_threaded_set(handle, true))
         let version = options.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
         try check("protocol version", mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(version)))
+        // Commands and answers are small packets; without this, Nagle's algorithm holds each for ~40 ms.
+        try check("TCP_NODELAY", mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1))
         if options.username != nil || options.password != nil {
             try check("credentials", mosquitto_username_pw_set(handle, options.username, options.password))
         }

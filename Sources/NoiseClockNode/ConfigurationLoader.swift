@@ -33,8 +33,14 @@ public enum ConfigurationLoader {
         let file = locate(explicit: explicit, environment: environment, workingDirectory: workingDirectory)
         var values: [String: String] = [:]
         if let file {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw ConfigurationError(key: "config", source: file, reason: "cannot read the configuration file")
+            // FileHandle, not Data(contentsOf:), so that /dev/null or a pipe reads as an empty file.
+            let unreadable = ConfigurationError(key: "config", source: file, reason: "cannot read the configuration file")
+            guard let handle = FileHandle(forReadingAtPath: file) else { throw unreadable }
+            let data: Data
+            do {
+                data = try handle.readToEnd() ?? Data()
+            } catch {
+                throw unreadable
             }
             values = try flatten(yaml: String(decoding: data, as: UTF8.self), fileName: file)
         }
@@ -103,7 +109,7 @@ public enum ConfigurationLoader {
                 throw ConfigurationError(key: "mqtt.password_file", source: "config", reason: "cannot read \(mqtt.passwordFile)")
             }
             let text = String(decoding: data, as: UTF8.self)
-            return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            return String(text.prefix { !$0.isNewline })
         }
         return mqtt.password.isEmpty ? nil : mqtt.password
     }

@@ -79,7 +79,8 @@ public final class FileStore: Store {
 
     public func save(_ name: String, _ value: JSONValue) throws {
         let bytes = value.serializedBytes + [0x0A]
-        let temporary = path(".\(name).tmp-\(getpid())")
+        // A name of its own per save, so two saves at once never share (and truncate) one temporary file.
+        let temporary = path(".\(name).tmp-\(getpid())-\(UUID().uuidString.prefix(8))")
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError(path: temporary, operation: "create", errno: errno) }
         var written = 0

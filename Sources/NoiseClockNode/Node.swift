@@ -22,7 +22,7 @@ public struct Node: Sendable {
         self.logger = logger
         let settings = SettingsModel(configured: configuration.clock, store: store, logger: logger)
         let status = NodeStatus(
-            startedAt: clock.now(), timeZone: clock.systemTimeZone, audioDevice: configuration.audio.device,
+            startedAt: clock.now(), audioDevice: configuration.audio.device,
             problems: storeProblems + [settings.loadProblem].compactMap { $0 })
         let publisher = StatePublisher(
             transport: transport, topics: configuration.topics, settings: settings, status: status, clock: clock)
@@ -34,7 +34,7 @@ public struct Node: Sendable {
     static func commands(publisher: StatePublisher) -> CommandRouter {
         var router = CommandRouter()
         router.add("ping") { _ in
-            publisher.status.json(at: publisher.clock.now())
+            publisher.statusJSON()
         }
         router.add("settings", shape: .object(bareValue: nil)) { arguments in
             let patch = try SettingsPatch(arguments)

@@ -18,12 +18,17 @@ public struct StatePublisher: Sendable {
         publishRetained(topics.clock, face.state(at: instant).json)
     }
 
+    /// The status as `ping` answers it, times in the clock's zone.
+    public func statusJSON() -> JSONValue {
+        status.json(at: clock.now(), in: clockFace().timeZone)
+    }
+
     public func publishSettings() {
         publishRetained(topics.settings, settings.current.json)
     }
 
     public func publishStatus() {
-        publishRetained(topics.status, status.json(at: clock.now()))
+        publishRetained(topics.status, statusJSON())
     }
 
     /// Every retained state, as after a start or a reconnect.
@@ -50,15 +55,20 @@ public struct NodeStatus: Sendable {
     public static let version = "0.1.0"
 
     public let startedAt: Date
-    public let timeZone: @Sendable () -> TimeZone
     public let audioDevice: String
     /// Problems found at start (an unreadable stored file moved aside), reported until restart.
     public let problems: [String]
 
-    public func json(at now: Date) -> JSONValue {
+    public init(startedAt: Date, audioDevice: String, problems: [String]) {
+        self.startedAt = startedAt
+        self.audioDevice = audioDevice
+        self.problems = problems
+    }
+
+    public func json(at now: Date, in zone: TimeZone) -> JSONValue {
         [
             "version": .string(Self.version),
-            "started_at": .string(ISOTime.string(startedAt, in: timeZone())),
+            "started_at": .string(ISOTime.string(startedAt, in: zone)),
             "uptime_s": .number(max(0, now.timeIntervalSince(startedAt).rounded(.down))),
             // The audio engine arrives with its own issue; until then the device is named but not opened.
             "audio": ["device": .string(audioDevice), "ok": false, "error": "audio engine not available in this version", "xruns": 0],

@@ -24,7 +24,7 @@ struct ConfigOption: ParsableArguments {
             try ConfigurationLoader.checkFiles(loaded.configuration, sources: loaded.resolved.values)
             return loaded
         } catch {
-            throw ValidationError("invalid configuration: \(error)")
+            throw fail("invalid configuration: \(error)")
         }
     }
 }
@@ -39,6 +39,12 @@ func makeLogger(level: Logger.Level) -> Logger {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// Prints `message` to stderr and gives the exit code for a configuration error.
+func fail(_ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data("noiseclock: \(message)\n".utf8))
+    return ExitCode(2)
+}
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the node (the daemon).")
@@ -72,7 +78,7 @@ struct CheckConfig: AsyncParsableCommand {
             print(line.padding(toLength: max(width, line.count + 2), withPad: " ", startingAt: 0) + "# \(value.source)")
         }
         if !loaded.resolved.unknownKeys.isEmpty {
-            throw ValidationError("unknown configuration keys: \(loaded.resolved.unknownKeys.joined(separator: ", "))")
+            throw fail("unknown configuration keys: \(loaded.resolved.unknownKeys.joined(separator: ", "))")
         }
     }
 }

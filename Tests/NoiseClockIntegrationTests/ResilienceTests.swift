@@ -1,0 +1,105 @@
+import Foundation
+import NoiseClockCore
+import NoiseClockTestSupport
+import Testing
+
+@Suite("Broker restarts and TLS")
+struct ResilienceTests {
+    @Test("after the broker is killed and restarted the node reconnects, restores retained state and answers again")
+    func brokerRestart() async throws {
+        let broker = try await Broker()
+        let node = try NodeProcess(port: broker.port)
+        let process = try node.start()
+        var client = try await TestClient(port: broker.port, subscriptions: [node.topics.availability])
+        _ = await client.waitFor(node.topics.availability) { $0.text == "online" }
+        await client.stop()
+
+        // The broker keeps no persistence: every retained message is gone with it.
+        await broker.kill()
+        try await Task.sleep(for: .milliseconds(1500))
+        try await broker.start()
+        let restarted = ContinuousClock.now
+
+        client = try await TestClient(port: broker.port, subscriptions: ["\(node.topics.node)/#"])
+        let online = await client.waitFor(node.topics.availability, timeout: .seconds(20)) { $0.text == "online" }
+        #expect(online != nil, "node did not come back; log:\n\(process.log)")
+        let back = ContinuousClock.now - restarted
+        // The doubling backoff after two failed attempts (1 s, 2 s) stays well under 10 s.
+        #expect(back < .seconds(10))
+        for topic in [node.topics.status, node.topics.settings, node.topics.clock] {
+            #expect(await client.waitFor(topic) != nil, "\(topic) not republished")
+        }
+        let ping = try await client.request(node.topics, "ping")
+        #expect(ping["status"] == "ok")
+        process.signal(SIGTERM)
+        #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+        await client.stop()
+    }
+
+    @Test("TLS with a CA and a password file: the node connects, answers, and never logs the password")
+    func tlsWithPasswordFile() async throws {
+        let directory = try makeTemporaryDirectory("tls")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await makeCertificates(in: directory)
+        let password = "s3cret-\(UUID().uuidString.prefix(6))"
+        let passwordFile = "\(directory)/mosquitto.passwd"
+        let made = try await runToEnd("/usr/bin/mosquitto_passwd", ["-b", "-c", passwordFile, "clock", password])
+        #expect(made.code == 0, "\(made.output)")
+        try "\(password)\n".write(toFile: "\(directory)/node.password", atomically: true, encoding: .utf8)
+
+        let broker = try await Broker(listeners: """
+            listener {port} 127.0.0.1
+            allow_anonymous false
+            password_file \(passwordFile)
+            cafile \(directory)/ca.crt
+            certfile \(directory)/server.crt
+            keyfile \(directory)/server.key
+            """)
+        let node = try NodeProcess(port: broker.port, environment: [
+            "NOISECLOCK_MQTT_USERNAME": "clock", "NOISECLOCK_MQTT_PASSWORD_FILE": "\(directory)/node.password",
+            "NOISECLOCK_MQTT_TLS_ENABLED": "true", "NOISECLOCK_MQTT_TLS_CA_FILE": "\(directory)/ca.crt",
+        ])
+        let process = try node.start(logLevel: "trace")
+        let tls = MQTTOptionsTLS.ca("\(directory)/ca.crt")
+        let client = try await TestClient(
+            port: broker.port, subscriptions: ["\(node.topics.node)/#"], tls: tls, username: "clock", password: password)
+        #expect(await client.waitFor(node.topics.availability) { $0.text == "online" } != nil, "log:\n\(process.log)")
+        let ping = try await client.request(node.topics, "ping")
+        #expect(ping["status"] == "ok")
+
+        // A wrong password is refused; the node stays up, and neither password reaches its log.
+        let wrong = try NodeProcess(port: broker.port, environment: [
+            "NOISECLOCK_MQTT_USERNAME": "clock", "NOISECLOCK_MQTT_PASSWORD": "wrong-horse-battery",
+            "NOISECLOCK_MQTT_TLS_ENABLED": "true", "NOISECLOCK_MQTT_TLS_CA_FILE": "\(directory)/ca.crt",
+        ])
+        let refused = try wrong.start(logLevel: "trace")
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(refused.isRunning)
+        #expect(client.messages(on: wrong.topics.availability).isEmpty)
+        #expect(refused.log.contains("refused"))
+        #expect(!refused.log.contains("wrong-horse-battery"))
+
+        process.signal(SIGTERM)
+        #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+        #expect(!process.log.contains(password))
+        refused.signal(SIGTERM)
+        _ = await refused.waitForExit(timeout: .seconds(3))
+        await client.stop()
+    }
+
+    private func makeCertificates(in directory: String) async throws {
+        let steps: [[String]] = [
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=NoiseClock Test CA",
+             "-keyout", "\(directory)/ca.key", "-out", "\(directory)/ca.crt"],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+             "-keyout", "\(directory)/server.key", "-out", "\(directory)/server.csr"],
+            ["x509", "-req", "-in", "\(directory)/server.csr", "-CA", "\(directory)/ca.crt", "-CAkey", "\(directory)/ca.key",
+             "-CAcreateserial", "-days", "2", "-extfile", "\(directory)/san.ext", "-out", "\(directory)/server.crt"],
+        ]
+        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: "\(directory)/san.ext", atomically: true, encoding: .utf8)
+        for step in steps {
+            let result = try await runToEnd("/usr/bin/openssl", step)
+            #expect(result.code == 0, "openssl \(step[0]): \(result.output)")
+        }
+    }
+}

@@ -1,0 +1,227 @@
+import Clocks
+import Foundation
+import NoiseClockCore
+import NoiseClockMQTT
+import Synchronization
+import Testing
+
+@testable import NoiseClockNode
+
+@Suite("ClockService")
+struct ClockServiceTests {
+    let transport = FakeTransport()
+    let testClock = TestClock<Duration>()
+
+    private func publisher(clock: NodeClock, settings: ClockSettings) -> StatePublisher {
+        StatePublisher(
+            transport: transport, topics: Topics(base: "noiseclock", nodeID: "kitchen"),
+            settings: SettingsModel(configured: settings, store: InMemoryStore(), logger: LogRecorder().logger()),
+            status: NodeStatus(startedAt: .distantPast, audioDevice: "default", problems: []),
+            clock: clock)
+    }
+
+    /// Runs the service until `body` returns, then cancels it and waits for it to end.
+    private func running(_ publisher: StatePublisher, _ body: () async throws -> Void) async throws {
+        let task = Task { try await ClockService(publisher: publisher).run() }
+        do {
+            try await body()
+        } catch {
+            task.cancel()
+            throw error
+        }
+        task.cancel()
+        _ = await task.result
+    }
+
+    /// Waits until the service sleeps on the test clock, so that advancing it wakes the service.
+    private func waitUntilSleeping() async throws {
+        let sleeping = await eventually {
+            do {
+                try await testClock.checkSuspension()
+                return false
+            } catch {
+                return true
+            }
+        }
+        try #require(sleeping, "the clock service never went to sleep on the test clock")
+    }
+
+    private var clockStates: [JSONValue] {
+        transport.published(on: "noiseclock/kitchen/clock").compactMap(\.json)
+    }
+
+    @Test("publishes the current minute at once, then the next minute exactly at its boundary")
+    func minuteBoundary() async throws {
+        let start = instant(2026, 3, 10, 7, 4, 59).addingTimeInterval(0.5)
+        let clock = NodeClock.driven(by: testClock, startingAt: start, timeZone: utc)
+
+        try await running(publisher(clock: clock, settings: ClockSettings(timezone: "UTC"))) {
+            await transport.waitForPublished(count: 1)
+            #expect(clockStates.map { $0["time"] } == ["07:04"])
+            #expect(transport.published.first?.retain == true)
+
+            try await waitUntilSleeping()
+            await testClock.advance(by: .milliseconds(500))
+            await transport.waitForPublished(count: 2)
+        }
+
+        let states = clockStates
+        #expect(states.count == 2)
+        #expect(states.last?["time"] == "07:05")
+        #expect(states.last?["iso"] == "2026-03-10T07:05:00+00:00")
+        #expect(states.last?["date"] == "10 March Tue")
+        #expect(states.last?["time_format"] == "24h")
+    }
+
+    @Test("wakes every second within a minute but publishes nothing until the minute changes")
+    func nothingBetweenBoundaries() async throws {
+        let start = instant(2026, 3, 10, 7, 4, 10)
+        let sleeps = Mutex<[Duration]>([])
+        let driven = NodeClock.driven(by: testClock, startingAt: start, timeZone: utc)
+        let clock = NodeClock(
+            now: driven.now,
+            sleep: { duration in
+                sleeps.withLock { $0.append(duration) }
+                try await driven.sleep(duration)
+            },
+            systemTimeZone: driven.systemTimeZone)
+
+        try await running(publisher(clock: clock, settings: ClockSettings(timezone: "UTC"))) {
+            await transport.waitForPublished(count: 1)
+            for _ in 0..<49 {
+                try await waitUntilSleeping()
+                await testClock.advance(by: .seconds(1))
+            }
+            try await waitUntilSleeping()
+            // 07:04:59: still the same minute.
+            #expect(transport.published.count == 1)
+
+            await testClock.advance(by: .seconds(1))
+            await transport.waitForPublished(count: 2)
+        }
+
+        #expect(clockStates.map { $0["iso"] } == ["2026-03-10T07:04:10+00:00", "2026-03-10T07:05:00+00:00"])
+        // The wall clock is re-read at least once a second (SPEC §3): no sleep is longer.
+        let recorded = sleeps.withLock { $0 }
+        #expect(recorded.count >= 50)
+        #expect(recorded.allSatisfy { $0 <= .seconds(1) })
+    }
+
+    @Test("with publish_seconds the clock is published every second")
+    func publishSeconds() async throws {
+        let start = instant(2026, 3, 10, 7, 4, 58)
+        let clock = NodeClock.driven(by: testClock, startingAt: start, timeZone: utc)
+        let settings = ClockSettings(showSeconds: false, timezone: "UTC", publishSeconds: true)
+
+        try await running(publisher(clock: clock, settings: settings)) {
+            for count in 1...3 {
+                await transport.waitForPublished(count: count)
+                try await waitUntilSleeping()
+                #expect(transport.published.count == count)
+                if count < 3 { await testClock.advance(by: .seconds(1)) }
+            }
+        }
+
+        #expect(
+            clockStates.map { $0["iso"] } == [
+                "2026-03-10T07:04:58+00:00", "2026-03-10T07:04:59+00:00", "2026-03-10T07:05:00+00:00",
+            ])
+        #expect(clockStates.map { $0["time"] } == ["07:04", "07:04", "07:05"])
+    }
+
+    @Test("with show_seconds the time carries its seconds")
+    func showSeconds() async throws {
+        let start = instant(2026, 3, 10, 19, 4, 59)
+        let clock = NodeClock.driven(by: testClock, startingAt: start, timeZone: utc)
+        let settings = ClockSettings(timeFormat: .twelveHour, showSeconds: true, timezone: "UTC", publishSeconds: true)
+
+        try await running(publisher(clock: clock, settings: settings)) {
+            await transport.waitForPublished(count: 1)
+            try await waitUntilSleeping()
+            await testClock.advance(by: .seconds(1))
+            await transport.waitForPublished(count: 2)
+        }
+
+        #expect(clockStates.map { $0["time"] } == ["7:04:59 PM", "7:05:00 PM"])
+        #expect(clockStates.map { $0["show_seconds"] } == [true, true])
+    }
+
+    @Test("a jump of the wall clock, forward or back, shows within one sleep")
+    func wallClockJump() async throws {
+        let now = Mutex(instant(2026, 3, 10, 7, 4, 10))
+        let clock = NodeClock(
+            now: { now.withLock { $0 } },
+            sleep: { [testClock] in try await testClock.sleep(for: $0) },
+            systemTimeZone: { utc })
+
+        try await running(publisher(clock: clock, settings: ClockSettings(timezone: "UTC"))) {
+            await transport.waitForPublished(count: 1)
+
+            try await waitUntilSleeping()
+            now.withLock { $0 = instant(2026, 3, 10, 9, 30, 10) }
+            await testClock.advance(by: .seconds(1))
+            await transport.waitForPublished(count: 2)
+
+            try await waitUntilSleeping()
+            now.withLock { $0 = instant(2026, 3, 9, 23, 59, 30) }
+            await testClock.advance(by: .seconds(1))
+            await transport.waitForPublished(count: 3)
+        }
+
+        #expect(clockStates.map { $0["time"] } == ["07:04", "09:30", "23:59"])
+        #expect(
+            clockStates.map { $0["iso"] } == [
+                "2026-03-10T07:04:10+00:00", "2026-03-10T09:30:10+00:00", "2026-03-09T23:59:30+00:00",
+            ])
+    }
+
+    @Test("a settings change shows at the next wake, without waiting for the minute")
+    func settingsChangeRepublishes() async throws {
+        let start = instant(2026, 3, 10, 7, 4, 10)
+        let clock = NodeClock.driven(by: testClock, startingAt: start, timeZone: utc)
+        let publisher = publisher(clock: clock, settings: ClockSettings(timezone: "UTC"))
+
+        try await running(publisher) {
+            await transport.waitForPublished(count: 1)
+            try await waitUntilSleeping()
+            _ = try publisher.settings.change(SettingsPatch(timeFormat: .twelveHour))
+            await testClock.advance(by: .seconds(1))
+            await transport.waitForPublished(count: 2)
+        }
+
+        #expect(clockStates.map { $0["time"] } == ["07:04", "7:04 AM"])
+        #expect(clockStates.last?["iso"] == "2026-03-10T07:04:11+00:00")
+    }
+
+    @Test("across the spring-forward gap in Berlin the clock goes from 01:59 (+01:00) to 03:00 (+02:00)")
+    func daylightSavingGap() async throws {
+        // 2026-03-29 01:00 UTC is when Berlin moves from CET to CEST.
+        let start = instant(2026, 3, 29, 0, 59, 59)
+        let clock = NodeClock.driven(by: testClock, startingAt: start, timeZone: utc)
+
+        try await running(publisher(clock: clock, settings: ClockSettings(timezone: "Europe/Berlin"))) {
+            await transport.waitForPublished(count: 1)
+            try await waitUntilSleeping()
+            await testClock.advance(by: .seconds(1))
+            await transport.waitForPublished(count: 2)
+        }
+
+        #expect(clockStates.map { $0["time"] } == ["01:59", "03:00"])
+        #expect(clockStates.map { $0["iso"] } == ["2026-03-29T01:59:59+01:00", "2026-03-29T03:00:00+02:00"])
+        #expect(clockStates.last?["timezone"] == "Europe/Berlin")
+    }
+
+    @Test("an empty clock.timezone uses the system's zone from the node clock")
+    func systemZone() async throws {
+        let start = instant(2026, 7, 1, 12, 0, 30)
+        let clock = NodeClock.driven(by: testClock, startingAt: start, timeZone: TimeZone(identifier: "America/New_York")!)
+
+        try await running(publisher(clock: clock, settings: ClockSettings(timezone: ""))) {
+            await transport.waitForPublished(count: 1)
+        }
+
+        #expect(clockStates.first?["time"] == "08:00")
+        #expect(clockStates.first?["iso"] == "2026-07-01T08:00:30-04:00")
+        #expect(clockStates.first?["timezone"] == "America/New_York")
+    }
+}

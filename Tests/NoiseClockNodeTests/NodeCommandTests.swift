@@ -1,0 +1,184 @@
+import Foundation
+import NoiseClockCore
+import NoiseClockMQTT
+import Testing
+
+@testable import NoiseClockNode
+
+@Suite("Node commands")
+struct NodeCommandTests {
+    @Test("ping answers with the status: version, start time in the system's zone, and whole seconds up")
+    func ping() async throws {
+        let fixture = try NodeFixture()
+        await fixture.clock.advance(by: .seconds(90) + .milliseconds(700))
+
+        let response = await fixture.respond("ping")
+
+        let data = try #require(response.data)
+        #expect(data["version"] == .string(NodeStatus.version))
+        // 07:04 UTC is 08:04 in Berlin in March (CET, +01:00).
+        #expect(data["started_at"] == "2026-03-10T08:04:00+01:00")
+        #expect(data["uptime_s"] == 90)
+        #expect(data["audio"]?["device"] == "default")
+        #expect(fixture.transport.published.isEmpty)
+    }
+
+    @Test("ping accepts an empty payload, PRESS, {} and a bare transaction", arguments: ["", "PRESS", "{}", #"{"transaction":"t1"}"#])
+    func pingPayloads(payload: String) async throws {
+        let fixture = try NodeFixture()
+        let response = await fixture.respond("ping", payload)
+        #expect(response.isOK)
+    }
+
+    @Test("ping with an argument is rejected naming it")
+    func pingWithArgument() async throws {
+        let fixture = try NodeFixture()
+        let response = await fixture.respond("ping", #"{"loud":true}"#)
+        #expect(response.error?.code == .invalidField)
+        #expect(response.error?.field == "loud")
+    }
+
+    @Test("settings to 12h answers the new settings and publishes retained settings and a 12-hour clock")
+    func settingsTwelveHour() async throws {
+        let fixture = try NodeFixture()
+
+        let response = await fixture.respond("settings", #"{"time_format":"12h"}"#)
+
+        let data = try #require(response.data)
+        #expect(data["time_format"] == "12h")
+        #expect(data["show_seconds"] == false)
+        #expect(fixture.settings.timeFormat == .twelveHour)
+
+        let settings = fixture.transport.published(on: "noiseclock/kitchen/settings")
+        #expect(settings.count == 1)
+        #expect(settings.first?.retain == true)
+        #expect(settings.first?.json == data)
+
+        let clock = try #require(fixture.transport.published(on: "noiseclock/kitchen/clock").first)
+        #expect(clock.retain)
+        let time = try #require(clock.json?["time"]?.stringValue)
+        #expect(time.hasSuffix(" AM") || time.hasSuffix(" PM"))
+        // The node's zone is Berlin (the configuration leaves clock.timezone empty): 07:04 UTC is 8:04 AM.
+        #expect(time == "8:04 AM")
+        #expect(clock.json?["time_format"] == "12h")
+        #expect(fixture.transport.published.count == 2)
+    }
+
+    @Test("a settings change is stored for the next start")
+    func settingsStored() async throws {
+        let fixture = try NodeFixture()
+        _ = await fixture.respond("settings", #"{"show_seconds":"ON","timezone":"Asia/Tokyo"}"#)
+        #expect(fixture.store.document(SettingsModel.documentName) == ["show_seconds": true, "timezone": "Asia/Tokyo"])
+
+        let restarted = try NodeFixture(store: fixture.store)
+        #expect(restarted.settings.showSeconds)
+        #expect(restarted.settings.timezone == "Asia/Tokyo")
+    }
+
+    @Test("settings that change nothing answer ok and publish nothing")
+    func settingsNoChange() async throws {
+        let fixture = try NodeFixture()
+        let response = await fixture.respond("settings", #"{"time_format":"24h"}"#)
+        #expect(response.data?["time_format"] == "24h")
+        #expect(fixture.transport.published.isEmpty)
+    }
+
+    @Test(
+        "an invalid settings payload is rejected naming the field, changes nothing and publishes nothing",
+        arguments: [
+            (#"{"time_format":"13h"}"#, "time_format"),
+            (#"{"show_seconds":"maybe"}"#, "show_seconds"),
+            (#"{"timezone":"Mars/Olympus_Mons"}"#, "timezone"),
+            (#"{"locale":"xx_NOWHERE"}"#, "locale"),
+            (#"{"time_format":"12h","colour":"red"}"#, "colour"),
+            (#"{"time_format":12}"#, "time_format"),
+        ])
+    func invalidSettings(payload: String, field: String) async throws {
+        let fixture = try NodeFixture()
+        let before = fixture.settings
+
+        let response = await fixture.respond("settings", payload)
+
+        #expect(response.error?.code == .invalidField)
+        #expect(response.error?.field == field)
+        #expect(fixture.settings == before)
+        #expect(fixture.transport.published.isEmpty)
+        #expect(fixture.store.saves == 0)
+    }
+
+    @Test("settings given as a bare value is rejected: the verb needs an object")
+    func settingsBareValue() async throws {
+        let fixture = try NodeFixture()
+
+        let response = await fixture.respond("settings", "12h")
+
+        #expect(response.error?.code == .invalidJSON)
+        #expect(response.error?.field == "payload")
+        #expect(fixture.settings.timeFormat == .twentyFourHour)
+        #expect(fixture.transport.published.isEmpty)
+    }
+
+    @Test("malformed JSON for settings is answered invalid_json")
+    func settingsMalformed() async throws {
+        let fixture = try NodeFixture()
+        let response = await fixture.respond("settings", #"{"time_format":"12h""#)
+        #expect(response.error?.code == .invalidJSON)
+        #expect(fixture.transport.published.isEmpty)
+    }
+
+    @Test("when the settings cannot be stored the command is answered unavailable and nothing is published")
+    func settingsStoreFailure() async throws {
+        let transport = FakeTransport()
+        let node = Node(
+            configuration: try makeConfiguration(), transport: transport, store: FailingStore(),
+            clock: frozenClock(at: NodeFixture.start), logger: LogRecorder().logger())
+
+        let response = await node.router.respond(verb: "settings", payload: Array(#"{"time_format":"12h"}"#.utf8))
+
+        #expect(response.error?.code == .unavailable)
+        #expect(node.publisher.settings.current.timeFormat == .twentyFourHour)
+        #expect(transport.published.isEmpty)
+    }
+
+    @Test("an unknown verb is answered unknown_verb")
+    func unknownVerb() async throws {
+        let fixture = try NodeFixture()
+        let response = await fixture.respond("alarm/explode")
+        #expect(response.error?.code == .unknownVerb)
+    }
+
+    @Test("a settings file moved aside at start is reported by ping until restart")
+    func loadProblemInStatus() async throws {
+        let store = InMemoryStore([SettingsModel.documentName: ["time_format": "13h"]])
+        let fixture = try NodeFixture(store: store)
+
+        let problems = try #require(await fixture.respond("ping").data?["problems"])
+
+        guard case .array(let items) = problems, let first = items.first?.stringValue else {
+            Issue.record("expected one problem, got \(problems)")
+            return
+        }
+        #expect(items.count == 1)
+        #expect(first.contains("settings.json"))
+        #expect(first.contains("time_format"))
+    }
+
+    @Test("publishAll publishes status, settings and clock, all retained")
+    func publishAll() async throws {
+        let fixture = try NodeFixture()
+        fixture.node.publisher.publishAll()
+        let topics = fixture.transport.published.map(\.topic)
+        #expect(topics == ["noiseclock/kitchen/status", "noiseclock/kitchen/settings", "noiseclock/kitchen/clock"])
+        #expect(fixture.transport.published.allSatisfy { $0.retain })
+        #expect(fixture.transport.published.last?.json?["iso"] == "2026-03-10T08:04:00+01:00")
+    }
+
+    @Test("an event carries its name and the time in the node's zone, not retained")
+    func publishEvent() async throws {
+        let fixture = try NodeFixture()
+        fixture.node.publisher.publishEvent("noise_started", ["sound": "rain"])
+        let event = try #require(fixture.transport.published(on: "noiseclock/kitchen/event").first)
+        #expect(!event.retain)
+        #expect(event.json == ["event": "noise_started", "at": "2026-03-10T08:04:00+01:00", "sound": "rain"])
+    }
+}

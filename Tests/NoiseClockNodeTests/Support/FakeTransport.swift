@@ -1,0 +1,97 @@
+import Foundation
+import NoiseClockCore
+import NoiseClockMQTT
+import Synchronization
+
+/// An `MQTTTransport` without a broker: it records what the node publishes and subscribes to, and
+/// lets a test play the broker's side by injecting incoming messages and connection events.
+final class FakeTransport: MQTTTransport {
+    private struct State {
+        var published: [MQTTMessage] = []
+        var subscriptions: [String] = []
+        var connected = false
+    }
+
+    let messages: AsyncStream<MQTTMessage>
+    let events: AsyncStream<MQTTConnectionEvent>
+    let supportsProperties: Bool
+    private let incoming: AsyncStream<MQTTMessage>.Continuation
+    private let connection: AsyncStream<MQTTConnectionEvent>.Continuation
+    private let state = Mutex(State())
+
+    init(supportsProperties: Bool = true) {
+        self.supportsProperties = supportsProperties
+        (messages, incoming) = AsyncStream.makeStream(of: MQTTMessage.self)
+        (events, connection) = AsyncStream.makeStream(of: MQTTConnectionEvent.self)
+    }
+
+    deinit {
+        incoming.finish()
+        connection.finish()
+    }
+
+    // MARK: MQTTTransport
+
+    func publish(_ message: MQTTMessage) {
+        state.withLock { $0.published.append(message) }
+    }
+
+    func subscribe(_ filters: [String]) {
+        state.withLock { $0.subscriptions += filters }
+    }
+
+    var isConnected: Bool { state.withLock { $0.connected } }
+
+    // MARK: The broker's side
+
+    /// A message from the broker, as if some client had published it on a subscribed topic.
+    func inject(_ message: MQTTMessage) {
+        incoming.yield(message)
+    }
+
+    func send(_ event: MQTTConnectionEvent) {
+        state.withLock {
+            switch event {
+            case .connected, .subscribed: $0.connected = true
+            case .disconnected: $0.connected = false
+            }
+        }
+        connection.yield(event)
+    }
+
+    // MARK: What the node did
+
+    var published: [MQTTMessage] { state.withLock { $0.published } }
+
+    var subscriptions: [String] { state.withLock { $0.subscriptions } }
+
+    func published(on topic: String) -> [MQTTMessage] {
+        published.filter { $0.topic == topic }
+    }
+
+    func clearPublished() {
+        state.withLock { $0.published.removeAll() }
+    }
+
+    /// Waits (on the real clock, polling) until at least `count` messages were published, and returns
+    /// them all; returns what there is when `timeout` passes first.
+    @discardableResult
+    func waitForPublished(count: Int, timeout: Duration = .seconds(5)) async -> [MQTTMessage] {
+        _ = await eventually(timeout: timeout) { self.published.count >= count }
+        return published
+    }
+}
+
+extension MQTTMessage {
+    /// The payload as JSON; nil when it is not JSON.
+    var json: JSONValue? { try? JSONValue.parse(payload) }
+}
+
+extension JSONValue {
+    subscript(_ key: String) -> JSONValue? { objectValue?[key] }
+
+    var doubleValue: Double? {
+        if case .number(let n) = self { return n }
+        return nil
+    }
+}

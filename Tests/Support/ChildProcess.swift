@@ -1,0 +1,143 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A child process started with posix_spawn and a clean signal mask. (Foundation's Process hands
+/// children of `swift test` a mask in which SIGTERM is blocked, so a clean-stop test could not work.)
+public final class ChildProcess: @unchecked Sendable {
+    // @unchecked Sendable: `pid` is immutable; `exitStatus` is only touched under `lock`.
+    public let pid: pid_t
+    public let logPath: String
+    private let lock = NSLock()
+    private var exitStatus: Int32?
+
+    struct SpawnError: Error, CustomStringConvertible {
+        var executable: String
+        var code: Int32
+        var description: String { "cannot start \(executable): \(String(cString: strerror(code)))" }
+    }
+
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], logPath: String) throws {
+        self.logPath = logPath
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("NOISECLOCK_") }
+        env.merge(environment) { _, new in new }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        guard rc == 0 else { throw SpawnError(executable: executable, code: rc) }
+        pid = child
+    }
+
+    deinit {
+        if status() == nil {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+    }
+
+    public func signal(_ signal: Int32) {
+        kill(pid, signal)
+    }
+
+    /// The raw wait status once the child has exited, else nil.
+    private func status() -> Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let exitStatus { return exitStatus }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid {
+            exitStatus = status
+        }
+        return exitStatus
+    }
+
+    public var isRunning: Bool { status() == nil }
+
+    /// Waits for the exit; its code (or 128+signal) then, nil on timeout.
+    public func waitForExit(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let status = status() {
+                let signal = status & 0x7f
+                return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    public var log: String {
+        (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    }
+}
+
+/// A fresh folder under the system's temporary directory.
+public func makeTemporaryDirectory(_ prefix: String) throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// A TCP port on 127.0.0.1 that was free a moment ago.
+public func freeLoopbackPort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Polls `condition` until it holds or `timeout` passes.
+public func eventually(timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+}
+
+/// Runs a program to its end and returns its exit code and output.
+public func runToEnd(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws
+    -> (code: Int32, output: String)
+{
+    let directory = try makeTemporaryDirectory("run")
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let process = try ChildProcess(executable, arguments, environment: environment, logPath: "\(directory)/out.log")
+    let code = await process.waitForExit(timeout: .seconds(60)) ?? -1
+    return (code, process.log)
+}

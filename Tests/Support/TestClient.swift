@@ -1,0 +1,98 @@
+import Foundation
+import Logging
+import NoiseClockCore
+import NoiseClockMQTT
+import Synchronization
+
+/// A real libmosquitto client that records every message it receives, for assertions.
+public final class TestClient: Sendable {
+    public let client: MQTTClient
+    private final class Inbox: Sendable {
+        let items = Mutex<[MQTTMessage]>([])
+    }
+    private let inbox = Inbox()
+    private let reader: Task<Void, Never>
+
+    public init(port: Int, subscriptions: [String], protocolVersion: MQTTOptions.ProtocolVersion = .v5, tls: MQTTOptions.TLS? = nil,
+         username: String? = nil, password: String? = nil) async throws {
+        var logger = Logger(label: "test-client")
+        logger.logLevel = .warning
+        let client = try MQTTClient(
+            options: MQTTOptions(
+                host: "127.0.0.1", port: port, clientID: "test-\(UUID().uuidString.prefix(8))", username: username,
+                password: password, protocolVersion: protocolVersion, tls: tls,
+                minimumReconnectDelay: .milliseconds(200), maximumReconnectDelay: .seconds(1)),
+            logger: logger)
+        self.client = client
+        let inbox = self.inbox
+        reader = Task {
+            for await message in client.messages {
+                inbox.items.withLock { $0.append(message) }
+            }
+        }
+        client.subscribe(subscriptions)
+        client.start()
+        var events = client.events.makeAsyncIterator()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, let event = await events.next() {
+            if event == .subscribed { return }
+        }
+        throw TestClientError.notSubscribed
+    }
+
+    public enum TestClientError: Error { case notSubscribed, noAnswer(String) }
+
+    public func stop() async {
+        await client.stop(timeout: .milliseconds(500))
+        reader.cancel()
+    }
+
+    public var messages: [MQTTMessage] { inbox.items.withLock { $0 } }
+
+    public func messages(on topic: String) -> [MQTTMessage] { messages.filter { $0.topic == topic } }
+
+    public func clear() { inbox.items.withLock { $0.removeAll() } }
+
+    /// The first message on `topic` that satisfies `predicate`, waiting up to `timeout`.
+    public func waitFor(_ topic: String, timeout: Duration = .seconds(10), where predicate: @Sendable (MQTTMessage) -> Bool = { _ in true })
+        async -> MQTTMessage?
+    {
+        var found: MQTTMessage?
+        _ = await eventually(timeout: timeout) {
+            found = messages(on: topic).first(where: predicate)
+            return found != nil
+        }
+        return found
+    }
+
+    public func publish(_ topic: String, _ text: String, retain: Bool = false) {
+        client.publish(MQTTMessage(topic: topic, text: text, retain: retain))
+    }
+
+    public func publish(_ topic: String, bytes: [UInt8]) {
+        client.publish(MQTTMessage(topic: topic, payload: bytes))
+    }
+
+    /// Sends a command with an MQTT 5 Response Topic and Correlation Data and returns the parsed answer.
+    public func request(_ topics: Topics, _ verb: String, _ payload: String = "", timeout: Duration = .seconds(10)) async throws -> JSONValue {
+        let correlation = Array(UUID().uuidString.utf8)
+        let responseTopic = "\(topics.node)/response/test/\(UUID().uuidString.prefix(8))"
+        client.subscribe([responseTopic])
+        // Wait for that subscription to be in place before asking.
+        try await Task.sleep(for: .milliseconds(100))
+        client.publish(
+            MQTTMessage(topic: topics.command(verb), payload: Array(payload.utf8), responseTopic: responseTopic, correlationData: correlation))
+        guard let answer = await waitFor(responseTopic, timeout: timeout, where: { $0.correlationData == correlation }) else {
+            throw TestClientError.noAnswer(verb)
+        }
+        return try JSONValue.parse(answer.payload)
+    }
+}
+
+extension JSONValue {
+    public subscript(key: String) -> JSONValue? { objectValue?[key] }
+}
+
+public enum MQTTOptionsTLS {
+    public static func ca(_ file: String) -> MQTTOptions.TLS { MQTTOptions.TLS(caFile: file) }
+}

@@ -1,0 +1,195 @@
+// NoiseClock benchmarks (SPEC §7): the node against a real Mosquitto on loopback, each figure
+// printed beside its baseline from the same run. Run with `make bench` (a release build).
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+import NoiseClockCore
+import NoiseClockMQTT
+import NoiseClockTestSupport
+
+let arguments = CommandLine.arguments
+func option(_ name: String, default value: Int) -> Int {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let n = Int(arguments[index + 1]) else { return value }
+    return n
+}
+let idleSeconds = option("--idle-seconds", default: 60)
+let roundTrips = option("--round-trips", default: 2000)
+let burstSize = option("--burst", default: 10_000)
+let startRuns = option("--start-runs", default: 10)
+
+struct Row {
+    var what: String
+    var measured: String
+    var baseline: String
+    var target: String
+    var met: Bool
+}
+var rows: [Row] = []
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    let index = min(sorted.count - 1, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1)
+    return sorted[max(0, index)]
+}
+
+func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+func f(_ x: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", x) }
+
+/// A client that reads its messages in line, for precise timing.
+final class Probe: @unchecked Sendable {
+    let client: MQTTClient
+    var iterator: AsyncStream<MQTTMessage>.AsyncIterator
+
+    init(port: Int, subscriptions: [String]) async throws {
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        client = try MQTTClient(
+            options: MQTTOptions(port: port, clientID: "bench-\(UUID().uuidString.prefix(8))", inFlightLimit: 1000), logger: logger)
+        iterator = client.messages.makeAsyncIterator()
+        client.subscribe(subscriptions)
+        client.start()
+        for await event in client.events where event == .subscribed { break }
+    }
+
+    func next(on topic: String, timeout: Duration = .seconds(10)) async -> MQTTMessage? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let message = await iterator.next() else { return nil }
+            if message.topic == topic { return message }
+        }
+        return nil
+    }
+}
+
+/// `Key: value kB` from /proc/PID/status.
+func procStatus(_ pid: pid_t, _ key: String) -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return .nan }
+    for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
+        let number = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? ""
+        return (Double(number) ?? .nan) / 1024
+    }
+    return .nan
+}
+
+/// utime + stime of a process, in seconds.
+func cpuSeconds(_ pid: pid_t) -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = text.lastIndex(of: ")") else { return .nan }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    // After the command: state is field 3, utime 14, stime 15 (1-based in proc(5)).
+    let utime = Double(fields[11]) ?? .nan, stime = Double(fields[12]) ?? .nan
+    return (utime + stime) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+let machine: String = {
+    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
+        .first { $0.hasPrefix("model name") }.map { String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
+    return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB"
+}()
+
+print("NoiseClock benchmarks on \(machine)")
+let broker = try await Broker()
+print("broker: Mosquitto on 127.0.0.1:\(broker.port)")
+
+// MARK: Round trip: the broker's own publish→receive vs ping→response.
+
+let node = try NodeProcess(port: broker.port, environment: ["NOISECLOCK_MQTT_PROTOCOL": "5"])
+let process = try node.start(logLevel: "warning")
+let probe = try await Probe(port: broker.port, subscriptions: ["bench/echo", node.topics.response("ping"), node.topics.availability])
+_ = await probe.next(on: node.topics.availability)
+// Warm up both paths.
+for _ in 0..<50 {
+    probe.client.publish(MQTTMessage(topic: "bench/echo", payload: [1]))
+    _ = await probe.next(on: "bench/echo")
+    probe.client.publish(MQTTMessage(topic: node.topics.command("ping"), payload: []))
+    _ = await probe.next(on: node.topics.response("ping"))
+}
+var brokerTimes: [Double] = [], pingTimes: [Double] = []
+for _ in 0..<roundTrips {
+    var start = ContinuousClock.now
+    probe.client.publish(MQTTMessage(topic: "bench/echo", payload: [1]))
+    _ = await probe.next(on: "bench/echo")
+    brokerTimes.append(ms(ContinuousClock.now - start))
+    start = ContinuousClock.now
+    probe.client.publish(MQTTMessage(topic: node.topics.command("ping"), payload: []))
+    _ = await probe.next(on: node.topics.response("ping"))
+    pingTimes.append(ms(ContinuousClock.now - start))
+}
+let brokerP99 = percentile(brokerTimes, 99), pingP99 = percentile(pingTimes, 99)
+rows.append(Row(
+    what: "command round trip (ping, \(roundTrips)×), p50 / p99",
+    measured: "\(f(percentile(pingTimes, 50), 3)) / \(f(pingP99, 3)) ms",
+    baseline: "broker publish→receive \(f(percentile(brokerTimes, 50), 3)) / \(f(brokerP99, 3)) ms",
+    target: "p99 ≤ 2.5 × broker (\(f(2.5 * brokerP99, 3)) ms)", met: pingP99 <= 2.5 * brokerP99))
+print("round trip done")
+
+// MARK: Idle: RSS, RssAnon and CPU over the idle window.
+
+let idleCPUStart = cpuSeconds(process.pid)
+let idleStart = ContinuousClock.now
+try await Task.sleep(for: .seconds(idleSeconds))
+let idleCPU = (cpuSeconds(process.pid) - idleCPUStart) / (ms(ContinuousClock.now - idleStart) / 1000) * 100
+let rssAnon = procStatus(process.pid, "RssAnon"), rss = procStatus(process.pid, "VmRSS")
+rows.append(Row(
+    what: "idle node, \(idleSeconds) s: RssAnon / RSS / CPU", measured: "\(f(rssAnon)) MB / \(f(rss)) MB / \(f(idleCPU, 3)) %",
+    baseline: "—", target: "RssAnon ≤ 8 MB, CPU ≤ 0.1 %", met: rssAnon <= 8 && idleCPU <= 0.1))
+print("idle done")
+
+// MARK: Burst: 10,000 commands as fast as possible.
+
+let rssBefore = procStatus(process.pid, "VmRSS")
+let burstStart = ContinuousClock.now
+for _ in 0..<burstSize {
+    probe.client.publish(MQTTMessage(topic: node.topics.command("ping"), payload: []))
+}
+var answered = 0
+while answered < burstSize, await probe.next(on: node.topics.response("ping"), timeout: .seconds(15)) != nil {
+    answered += 1
+}
+let burstTook = ms(ContinuousClock.now - burstStart)
+try await Task.sleep(for: .milliseconds(500))
+let rssAfter = procStatus(process.pid, "VmRSS"), rssPeak = procStatus(process.pid, "VmHWM")
+rows.append(Row(
+    what: "burst of \(burstSize) pings", measured: "\(answered) answered in \(f(burstTook / 1000)) s; RSS +\(f(rssAfter - rssBefore)) MB (peak \(f(rssPeak)) MB)",
+    baseline: "RSS before \(f(rssBefore)) MB", target: "all answered, RSS growth ≤ 10 MB",
+    met: answered == burstSize && rssAfter - rssBefore <= 10))
+print("burst done")
+process.signal(SIGTERM)
+_ = await process.waitForExit(timeout: .seconds(3))
+
+// MARK: Start-up: process start → online and every retained state at a subscriber.
+
+var startTimes: [Double] = []
+for _ in 0..<startRuns {
+    let fresh = try NodeProcess(port: broker.port)
+    let watcher = try await Probe(port: broker.port, subscriptions: ["\(fresh.topics.node)/#"])
+    let wanted: Set<String> = [fresh.topics.availability, fresh.topics.status, fresh.topics.settings, fresh.topics.clock]
+    var seen: Set<String> = []
+    let start = ContinuousClock.now
+    let started = try fresh.start(logLevel: "warning")
+    while seen != wanted, let message = await watcher.iterator.next() {
+        if message.topic != fresh.topics.availability || message.text == "online" { seen.insert(message.topic) }
+    }
+    startTimes.append(ms(ContinuousClock.now - start))
+    started.signal(SIGTERM)
+    _ = await started.waitForExit(timeout: .seconds(3))
+    await watcher.client.stop(timeout: .milliseconds(200))
+}
+let startP50 = percentile(startTimes, 50), startMax = startTimes.max() ?? .nan
+rows.append(Row(
+    what: "start-up (\(startRuns)×): process start → online + all retained, p50 / max", measured: "\(f(startP50, 1)) / \(f(startMax, 1)) ms",
+    baseline: "—", target: "≤ 300 ms", met: startMax <= 300))
+
+// MARK: Report
+
+print("")
+print("| what | NoiseClock | baseline (same run) | SPEC §7 target | met |")
+print("|---|---|---|---|---|")
+for row in rows {
+    print("| \(row.what) | \(row.measured) | \(row.baseline) | \(row.target) | \(row.met ? "yes" : "no") |")
+}
+await probe.client.stop(timeout: .milliseconds(200))
+exit(0)

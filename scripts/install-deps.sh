@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages NoiseClock needs to build, run and test, when they are missing.
+# Runs apt-get as root, or through sudo.
+set -euo pipefail
+
+packages=(
+  pkg-config
+  libmosquitto-dev mosquitto mosquitto-clients   # MQTT: the library, a local broker, the CLI clients
+  openssl                                        # certificates for the TLS tests
+  procps                                         # pgrep/ps for tests and benchmarks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "Installing: ${missing[*]}" >&2
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=()
+elif command -v sudo >/dev/null; then
+  as_root=(sudo)
+else
+  echo "These Debian packages are missing and there is no sudo: ${missing[*]}" >&2
+  exit 1
+fi
+"${as_root[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
