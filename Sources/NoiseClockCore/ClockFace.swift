@@ -81,15 +81,30 @@ private func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 
 /// ISO 8601 with the zone's offset, always numeric (`+00:00`, never `Z`), as SPEC §2 asks.
 public enum ISOTime {
+    /// Whole seconds (fractions dropped). Plain arithmetic on the zone's offset: this runs for every
+    /// status and event, and building a Calendar each time costs more than the rest of a command.
     public static func string(_ instant: Date, in zone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: instant)
         let offset = zone.secondsFromGMT(for: instant)
+        let local = Int64((instant.timeIntervalSince1970).rounded(.down)) + Int64(offset)
+        let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+        let secondOfDay = Int(local - days * 86_400)
+        let (year, month, day) = civilDate(daysSinceEpoch: days)
         let sign = offset < 0 ? "-" : "+"
         let hours = abs(offset) / 3600, minutes = abs(offset) % 3600 / 60
-        let year = String(c.year ?? 0)
-        return "\(year)-\(twoDigits(c.month ?? 0))-\(twoDigits(c.day ?? 0))T\(twoDigits(c.hour ?? 0)):"
-            + "\(twoDigits(c.minute ?? 0)):\(twoDigits(c.second ?? 0))\(sign)\(twoDigits(hours)):\(twoDigits(minutes))"
+        return "\(year)-\(twoDigits(month))-\(twoDigits(day))T\(twoDigits(secondOfDay / 3600)):"
+            + "\(twoDigits(secondOfDay % 3600 / 60)):\(twoDigits(secondOfDay % 60))\(sign)\(twoDigits(hours)):\(twoDigits(minutes))"
+    }
+
+    /// The proleptic Gregorian date of a day count from 1970-01-01 (H. Hinnant's civil_from_days).
+    static func civilDate(daysSinceEpoch: Int64) -> (year: Int, month: Int, day: Int) {
+        let z = daysSinceEpoch + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0)), Int(month), Int(day))
     }
 }

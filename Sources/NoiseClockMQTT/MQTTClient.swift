@@ -159,7 +159,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     // MARK: Publishing and subscribing
 
     public func publish(_ message: MQTTMessage) {
-        state.withLock { state in
+        let sent = state.withLock { state -> Bool in
             if message.retain {
                 if state.retained.updateValue(message, forKey: message.topic) == nil {
                     state.retainedOrder.append(message.topic)
@@ -167,10 +167,15 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             }
             if state.connected, state.queue.isEmpty, state.inFlight < options.inFlightLimit, send(message) {
                 state.inFlight += 1
-                return
+                return true
             }
             enqueue(message, in: &state)
+            return false
         }
+        // Write it now on this thread (the socket is non-blocking) rather than waiting for the network
+        // thread to wake up: that wake-up is most of a command's round trip. What the socket does not
+        // take, the network thread writes.
+        if sent, let handle { _ = mosquitto_loop_write(handle, 1) }
     }
 
     public func subscribe(_ filters: [String]) {

@@ -20,7 +20,13 @@ public struct StatePublisher: Sendable {
 
     /// The status as `ping` answers it, times in the clock's zone.
     public func statusJSON() -> JSONValue {
-        status.json(at: clock.now(), in: clockFace().timeZone)
+        status.json(at: clock.now(), in: timeZone())
+    }
+
+    /// The zone in force, without building a whole ClockFace.
+    public func timeZone() -> TimeZone {
+        let name = settings.current.timezone
+        return name.isEmpty ? clock.systemTimeZone() : (TimeZone(identifier: name) ?? clock.systemTimeZone())
     }
 
     public func publishSettings() {
@@ -41,7 +47,7 @@ public struct StatePublisher: Sendable {
     public func publishEvent(_ name: String, _ details: [String: JSONValue] = [:]) {
         var members = details
         members["event"] = .string(name)
-        members["at"] = .string(ISOTime.string(clock.now(), in: clockFace().timeZone))
+        members["at"] = .string(ISOTime.string(clock.now(), in: timeZone()))
         transport.publish(MQTTMessage(topic: topics.event, payload: JSONValue.object(members).serializedBytes, qos: 1))
     }
 

@@ -28,6 +28,10 @@ struct Row {
 }
 var rows: [Row] = []
 
+func progress(_ text: String) {
+    FileHandle.standardError.write(Data("[bench] \(text)\n".utf8))
+}
+
 func percentile(_ values: [Double], _ p: Double) -> Double {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return .nan }
@@ -47,7 +51,9 @@ final class Probe: @unchecked Sendable {
         var logger = Logger(label: "bench")
         logger.logLevel = .error
         client = try MQTTClient(
-            options: MQTTOptions(port: port, clientID: "bench-\(UUID().uuidString.prefix(8))", inFlightLimit: 1000), logger: logger)
+            options: MQTTOptions(
+                port: port, clientID: "bench-\(UUID().uuidString.prefix(8))", queueLimit: 100_000, inFlightLimit: 1000),
+            logger: logger)
         iterator = client.messages.makeAsyncIterator()
         client.subscribe(subscriptions)
         client.start()
@@ -124,7 +130,7 @@ rows.append(Row(
     measured: "\(f(percentile(pingTimes, 50), 3)) / \(f(pingP99, 3)) ms",
     baseline: "broker publish→receive \(f(percentile(brokerTimes, 50), 3)) / \(f(brokerP99, 3)) ms",
     target: "p99 ≤ 2.5 × broker (\(f(2.5 * brokerP99, 3)) ms)", met: pingP99 <= 2.5 * brokerP99))
-print("round trip done")
+progress("round trip done")
 
 // MARK: Idle: RSS, RssAnon and CPU over the idle window.
 
@@ -136,7 +142,7 @@ let rssAnon = procStatus(process.pid, "RssAnon"), rss = procStatus(process.pid, 
 rows.append(Row(
     what: "idle node, \(idleSeconds) s: RssAnon / RSS / CPU", measured: "\(f(rssAnon)) MB / \(f(rss)) MB / \(f(idleCPU, 3)) %",
     baseline: "—", target: "RssAnon ≤ 8 MB, CPU ≤ 0.1 %", met: rssAnon <= 8 && idleCPU <= 0.1))
-print("idle done")
+progress("idle done")
 
 // MARK: Burst: 10,000 commands as fast as possible.
 
@@ -146,9 +152,18 @@ for _ in 0..<burstSize {
     probe.client.publish(MQTTMessage(topic: node.topics.command("ping"), payload: []))
 }
 var answered = 0
-while answered < burstSize, await probe.next(on: node.topics.response("ping"), timeout: .seconds(15)) != nil {
-    answered += 1
+// Count answers on a task of its own, so a lost answer ends the wait at the deadline instead of hanging.
+let counter = Task {
+    var count = 0
+    while count < burstSize, await probe.next(on: node.topics.response("ping")) != nil { count += 1 }
+    return count
 }
+let burstDeadline = Task {
+    try await Task.sleep(for: .seconds(30))
+    counter.cancel()
+}
+answered = await counter.value
+burstDeadline.cancel()
 let burstTook = ms(ContinuousClock.now - burstStart)
 try await Task.sleep(for: .milliseconds(500))
 let rssAfter = procStatus(process.pid, "VmRSS"), rssPeak = procStatus(process.pid, "VmHWM")
@@ -156,7 +171,7 @@ rows.append(Row(
     what: "burst of \(burstSize) pings", measured: "\(answered) answered in \(f(burstTook / 1000)) s; RSS +\(f(rssAfter - rssBefore)) MB (peak \(f(rssPeak)) MB)",
     baseline: "RSS before \(f(rssBefore)) MB", target: "all answered, RSS growth ≤ 10 MB",
     met: answered == burstSize && rssAfter - rssBefore <= 10))
-print("burst done")
+progress("burst done")
 process.signal(SIGTERM)
 _ = await process.waitForExit(timeout: .seconds(3))
 
@@ -174,6 +189,7 @@ for _ in 0..<startRuns {
         if message.topic != fresh.topics.availability || message.text == "online" { seen.insert(message.topic) }
     }
     startTimes.append(ms(ContinuousClock.now - start))
+    progress("start-up run \(startTimes.count): \(f(startTimes.last ?? 0, 1)) ms")
     started.signal(SIGTERM)
     _ = await started.waitForExit(timeout: .seconds(3))
     await watcher.client.stop(timeout: .milliseconds(200))
