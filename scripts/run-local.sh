@@ -27,7 +27,8 @@ allow_anonymous true
 persistence false
 CONF
       echo "No broker at $host:$port; starting Mosquitto on 127.0.0.1:$port (watch it: mosquitto_sub -p $port -v -t 'noiseclock/#')" >&2
-      mosquitto -c "$root/run/mosquitto.conf" >"$root/run/mosquitto.log" 2>&1 &
+      # A session of its own, so Ctrl-C reaches the node first; the broker is stopped after it.
+      setsid mosquitto -c "$root/run/mosquitto.conf" >"$root/run/mosquitto.log" 2>&1 &
       broker_pid=$!
       for _ in $(seq 50); do
         grep -q "running" "$root/run/mosquitto.log" 2>/dev/null && break

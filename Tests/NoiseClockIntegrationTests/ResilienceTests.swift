@@ -1,5 +1,6 @@
 import Foundation
 import NoiseClockCore
+import NoiseClockMQTT
 import NoiseClockTestSupport
 import Testing
 
@@ -60,9 +61,9 @@ struct ResilienceTests {
             "NOISECLOCK_MQTT_TLS_ENABLED": "true", "NOISECLOCK_MQTT_TLS_CA_FILE": "\(directory)/ca.crt",
         ])
         let process = try node.start(logLevel: "trace")
-        let tls = MQTTOptionsTLS.ca("\(directory)/ca.crt")
         let client = try await TestClient(
-            port: broker.port, subscriptions: ["\(node.topics.node)/#"], tls: tls, username: "clock", password: password)
+            port: broker.port, subscriptions: ["\(node.topics.node)/#"], tls: .init(caFile: "\(directory)/ca.crt"),
+            username: "clock", password: password)
         #expect(await client.waitFor(node.topics.availability) { $0.text == "online" } != nil, "log:\n\(process.log)")
         let ping = try await client.request(node.topics, "ping")
         #expect(ping["status"] == "ok")
@@ -84,6 +85,56 @@ struct ResilienceTests {
         #expect(!process.log.contains(password))
         refused.signal(SIGTERM)
         _ = await refused.waitForExit(timeout: .seconds(3))
+        await client.stop()
+    }
+
+    @Test("TLS with a client certificate: a broker that requires one accepts the node")
+    func tlsClientCertificate() async throws {
+        let directory = try makeTemporaryDirectory("tls-client")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await makeCertificates(in: directory)
+        for step in [
+            ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=noiseclock-node",
+             "-keyout", "\(directory)/client.key", "-out", "\(directory)/client.csr"],
+            ["x509", "-req", "-in", "\(directory)/client.csr", "-CA", "\(directory)/ca.crt", "-CAkey", "\(directory)/ca.key",
+             "-CAcreateserial", "-days", "2", "-out", "\(directory)/client.crt"],
+        ] {
+            let result = try await runToEnd("/usr/bin/openssl", step)
+            #expect(result.code == 0, "openssl \(step[0]): \(result.output)")
+        }
+        let broker = try await Broker(listeners: """
+            listener {port} 127.0.0.1
+            allow_anonymous true
+            require_certificate true
+            cafile \(directory)/ca.crt
+            certfile \(directory)/server.crt
+            keyfile \(directory)/server.key
+            """)
+        let tls = [
+            "NOISECLOCK_MQTT_TLS_ENABLED": "true", "NOISECLOCK_MQTT_TLS_CA_FILE": "\(directory)/ca.crt",
+            "NOISECLOCK_MQTT_TLS_CERT_FILE": "\(directory)/client.crt", "NOISECLOCK_MQTT_TLS_KEY_FILE": "\(directory)/client.key",
+        ]
+        let node = try NodeProcess(port: broker.port, environment: tls)
+        let process = try node.start()
+        let client = try await TestClient(
+            port: broker.port, subscriptions: [node.topics.availability],
+            tls: .init(caFile: "\(directory)/ca.crt", certFile: "\(directory)/client.crt", keyFile: "\(directory)/client.key"))
+        #expect(await client.waitFor(node.topics.availability) { $0.text == "online" } != nil, "log:\n\(process.log)")
+
+        // Without the certificate the same broker turns the node away.
+        var withoutCertificate = tls
+        withoutCertificate["NOISECLOCK_MQTT_TLS_CERT_FILE"] = ""
+        withoutCertificate["NOISECLOCK_MQTT_TLS_KEY_FILE"] = ""
+        let refused = try NodeProcess(port: broker.port, environment: withoutCertificate)
+        let refusedProcess = try refused.start()
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(refusedProcess.isRunning)
+        #expect(client.messages(on: refused.topics.availability).isEmpty)
+
+        process.signal(SIGTERM)
+        #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+        refusedProcess.signal(SIGTERM)
+        _ = await refusedProcess.waitForExit(timeout: .seconds(3))
         await client.stop()
     }
 

@@ -92,7 +92,3 @@ public final class TestClient: Sendable {
 extension JSONValue {
     public subscript(key: String) -> JSONValue? { objectValue?[key] }
 }
-
-public enum MQTTOptionsTLS {
-    public static func ca(_ file: String) -> MQTTOptions.TLS { MQTTOptions.TLS(caFile: file) }
-}

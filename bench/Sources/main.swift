@@ -208,4 +208,5 @@ for row in rows {
     print("| \(row.what) | \(row.measured) | \(row.baseline) | \(row.target) | \(row.met ? "yes" : "no") |")
 }
 await probe.client.stop(timeout: .milliseconds(200))
+await broker.kill()
 exit(0)
