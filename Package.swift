@@ -32,12 +32,24 @@ let package = Package(
             ]
         ),
 
+        // UPower (libupower-glib + GLib), seen only by NoiseClockPower.
+        .systemLibrary(
+            name: "CUPower",
+            pkgConfig: "upower-glib",
+            providers: [.apt(["libupower-glib-dev"])]
+        ),
+        .target(
+            name: "NoiseClockPower",
+            dependencies: ["CUPower", "NoiseClockCore", .product(name: "Logging", package: "swift-log")]
+        ),
+
         // The services and their wiring: store, clock publisher, command service, the node.
         .target(
             name: "NoiseClockNode",
             dependencies: [
                 "NoiseClockCore",
                 "NoiseClockMQTT",
+                "NoiseClockPower",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),

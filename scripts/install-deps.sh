@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   pkg-config
   libmosquitto-dev mosquitto mosquitto-clients   # MQTT: the library, a local broker, the CLI clients
+  libupower-glib-dev                             # battery: UPower's client library (and GLib)
+  dbus python3-dbus python3-dbusmock libglib2.0-bin   # tests: a private bus, a mocked UPower, gdbus
   openssl                                        # certificates for the TLS tests
   procps                                         # pgrep/ps for tests and benchmarks
 )

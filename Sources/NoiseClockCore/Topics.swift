@@ -15,6 +15,7 @@ public struct Topics: Sendable, Hashable {
     public var clock: String { "\(node)/clock" }
     public var settings: String { "\(node)/settings" }
     public var event: String { "\(node)/event" }
+    public var battery: String { "\(node)/battery" }
 
     public var commandPrefix: String { "\(node)/cmd/" }
     public var allCommandPrefix: String { "\(base)/all/cmd/" }

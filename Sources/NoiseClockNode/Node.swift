@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NoiseClockCore
 import NoiseClockMQTT
+import NoiseClockPower
 import ServiceLifecycle
 
 /// The node: its state, its verbs, and the services that run it. `@main` only loads the
@@ -11,18 +12,20 @@ public struct Node: Sendable {
     public let transport: any MQTTTransport
     public let publisher: StatePublisher
     public let router: CommandRouter
+    public let battery: (any BatterySource)?
     let logger: Logger
 
     public init(
         configuration: Configuration, transport: any MQTTTransport, store: any Store, clock: NodeClock,
-        storeProblems: [String] = [], logger: Logger
+        battery: (any BatterySource)? = nil, storeProblems: [String] = [], logger: Logger
     ) {
         self.configuration = configuration
         self.transport = transport
+        self.battery = battery
         self.logger = logger
         let settings = SettingsModel(configured: configuration.clock, store: store, logger: logger)
         let status = NodeStatus(
-            startedAt: clock.now(), audioDevice: configuration.audio.device,
+            startedAt: clock.now(), audioDevice: configuration.audio.device, batterySource: battery?.name ?? "none",
             problems: storeProblems + [settings.loadProblem].compactMap { $0 })
         let publisher = StatePublisher(
             transport: transport, topics: configuration.topics, settings: settings, status: status, clock: clock)
@@ -51,18 +54,24 @@ public struct Node: Sendable {
 
     /// The services that answer commands and publish state; the MQTT connection itself is added by `run`.
     public func services() -> [any Service] {
-        [
+        var services: [any Service] = [
             CommandService(transport: transport, topics: configuration.topics, router: router, logger: logger),
             ClockService(publisher: publisher),
             ConnectionEventsService(transport: transport, publisher: publisher, logger: logger),
         ]
+        if let battery {
+            services.append(BatteryService(source: battery, publisher: publisher, lowThreshold: configuration.battery.lowThreshold))
+        }
+        return services
     }
 
     /// Runs a node against the configured broker until SIGTERM or SIGINT.
     public static func run(configuration: Configuration, logger: Logger) async throws {
         let store = try FileStore(directory: configuration.stateDirectory)
         let client = try MQTTClient(options: try MQTTSettings.options(for: configuration), logger: logger)
-        let node = Node(configuration: configuration, transport: client, store: store, clock: .live, logger: logger)
+        let battery = BatterySources.make(configuration.battery, sleep: NodeClock.live.sleep, logger: logger)
+        let node = Node(
+            configuration: configuration, transport: client, store: store, clock: .live, battery: battery, logger: logger)
         // Queue every retained state before connecting, so they go out right behind `online`.
         node.publisher.publishAll()
         logger.info(

@@ -44,6 +44,10 @@ public struct StatePublisher: Sendable {
         publishClock(at: clock.now(), face: clockFace())
     }
 
+    public func publishBattery(_ reading: BatteryReading) {
+        publishRetained(topics.battery, reading.json)
+    }
+
     public func publishEvent(_ name: String, _ details: [String: JSONValue] = [:]) {
         var members = details
         members["event"] = .string(name)
@@ -62,12 +66,15 @@ public struct NodeStatus: Sendable {
 
     public let startedAt: Date
     public let audioDevice: String
+    /// `upower`, `sysfs`, or `none` (no source found, or `battery.source: none`).
+    public let batterySource: String
     /// Problems found at start (an unreadable stored file moved aside), reported until restart.
     public let problems: [String]
 
-    public init(startedAt: Date, audioDevice: String, problems: [String]) {
+    public init(startedAt: Date, audioDevice: String, batterySource: String = "none", problems: [String]) {
         self.startedAt = startedAt
         self.audioDevice = audioDevice
+        self.batterySource = batterySource
         self.problems = problems
     }
 
@@ -78,7 +85,7 @@ public struct NodeStatus: Sendable {
             "uptime_s": .number(max(0, now.timeIntervalSince(startedAt).rounded(.down))),
             // The audio engine arrives with its own issue; until then the device is named but not opened.
             "audio": ["device": .string(audioDevice), "ok": false, "error": "audio engine not available in this version", "xruns": 0],
-            "battery_source": "none",
+            "battery_source": .string(batterySource),
             "problems": .array(problems.map { .string($0) }),
         ]
     }

@@ -30,6 +30,8 @@ public final class NodeProcess: @unchecked Sendable {
         self.environment = [
             "NOISECLOCK_MQTT_PORT": "\(port)", "NOISECLOCK_NODE_ID": nodeID, "NOISECLOCK_STATE_DIR": self.stateDirectory,
             "NOISECLOCK_CLOCK_TIMEZONE": "Europe/Berlin",
+            // Hermetic unless a test asks for a battery: no look at this machine's UPower or sysfs.
+            "NOISECLOCK_BATTERY_SOURCE": "none",
         ].merging(environment) { _, new in new }
         topics = Topics(base: self.environment["NOISECLOCK_MQTT_BASE_TOPIC"] ?? "noiseclock", nodeID: nodeID)
         configFile = "\(self.stateDirectory)/../\(nodeID).yaml"
