@@ -65,6 +65,7 @@ let package = Package(
         ),
 
         .testTarget(name: "NoiseClockCoreTests", dependencies: ["NoiseClockCore"]),
+        .testTarget(name: "NoiseClockPowerTests", dependencies: ["NoiseClockPower", "NoiseClockCore"]),
         .testTarget(
             name: "NoiseClockNodeTests",
             dependencies: [

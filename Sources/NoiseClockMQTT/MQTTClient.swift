@@ -104,6 +104,14 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     public var isConnected: Bool { state.withLock { $0.connected } }
     public var supportsProperties: Bool { options.protocolVersion == .v5 }
 
+    public func waitForRoom() async {
+        // Half the queue: room for the events and state a command may publish besides its answer.
+        while state.withLock({ $0.connected && $0.queue.count >= options.queueLimit / 2 }) {
+            try? await Task.sleep(for: .milliseconds(1))
+            if Task.isCancelled { return }
+        }
+    }
+
     /// Messages dropped because the queue was full, since start.
     public var droppedMessages: Int { state.withLock { $0.droppedMessages } }
 

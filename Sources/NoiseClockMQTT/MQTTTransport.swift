@@ -36,6 +36,10 @@ public enum MQTTConnectionEvent: Sendable, Hashable {
     case disconnected(reason: String)
 }
 
+extension MQTTTransport {
+    public func waitForRoom() async {}
+}
+
 /// What the node needs of an MQTT client, so services can be tested with a fake.
 public protocol MQTTTransport: Sendable {
     /// Queues a message and returns at once, connected or not (see `MQTTClient` for the queue's limits).
@@ -47,6 +51,10 @@ public protocol MQTTTransport: Sendable {
     /// Connection changes. One consumer.
     var events: AsyncStream<MQTTConnectionEvent> { get }
     var isConnected: Bool { get }
+    /// Returns when the outgoing queue has room again, at once when it has or the broker is away.
+    /// A producer that can wait (the command loop) calls it, so a burst slows down instead of
+    /// overflowing the queue.
+    func waitForRoom() async
     /// True when requests can carry a Response Topic and Correlation Data (MQTT 5).
     var supportsProperties: Bool { get }
 }

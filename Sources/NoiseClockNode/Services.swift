@@ -39,6 +39,7 @@ public struct CommandService: Service, CustomStringConvertible {
     public func run() async throws {
         transport.subscribe(topics.commandFilters)
         for await message in transport.messages.cancelOnGracefulShutdown() {
+            await transport.waitForRoom()
             await handle(message)
         }
     }

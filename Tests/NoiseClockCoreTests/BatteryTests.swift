@@ -217,11 +217,14 @@ struct LowBatteryWarningTests {
     @Test("the re-arming reading itself never warns, even when discharging")
     func rearmingReadingDoesNotWarn() {
         var warning = LowBatteryWarning(threshold: 20)
-        #expect(warning.shouldWarn(for: discharging(10)))
+        let first = warning.shouldWarn(for: discharging(10))
+        #expect(first)
         #expect(!warning.armed)
-        #expect(!warning.shouldWarn(for: discharging(25)))
+        let rearming = warning.shouldWarn(for: discharging(25))
+        #expect(!rearming)
         #expect(warning.armed)
-        #expect(warning.shouldWarn(for: discharging(10)))
+        let again = warning.shouldWarn(for: discharging(10))
+        #expect(again)
     }
 
     @Test("hovering around the threshold warns once")
@@ -247,6 +250,7 @@ struct LowBatteryWarningTests {
         var warning = LowBatteryWarning(threshold: 20)
         #expect(readings.map { warning.shouldWarn(for: $0) } == [false, false, false])
         // Still armed afterwards: the first real low reading warns.
-        #expect(warning.shouldWarn(for: discharging(12)))
+        let low = warning.shouldWarn(for: discharging(12))
+        #expect(low)
     }
 }
