@@ -32,6 +32,14 @@ let package = Package(
             ]
         ),
 
+        // Audio: libmpg123 and ALSA, seen only by NoiseClockAudio.
+        .systemLibrary(name: "CMpg123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .target(
+            name: "NoiseClockAudio",
+            dependencies: ["CMpg123", "CALSA", "NoiseClockCore", .product(name: "Logging", package: "swift-log")]
+        ),
+
         // UPower (libupower-glib + GLib), seen only by NoiseClockPower.
         .systemLibrary(
             name: "CUPower",
@@ -65,6 +73,10 @@ let package = Package(
         ),
 
         .testTarget(name: "NoiseClockCoreTests", dependencies: ["NoiseClockCore"]),
+        .testTarget(
+            name: "NoiseClockAudioTests",
+            dependencies: ["NoiseClockAudio", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "NoiseClockPowerTests", dependencies: ["NoiseClockPower", "NoiseClockCore"]),
         .testTarget(
             name: "NoiseClockNodeTests",

@@ -7,6 +7,8 @@ packages=(
   pkg-config
   libmosquitto-dev mosquitto mosquitto-clients   # MQTT: the library, a local broker, the CLI clients
   libupower-glib-dev                             # battery: UPower's client library (and GLib)
+  libmpg123-dev libasound2-dev                   # audio: MP3 decoding, ALSA output
+  lame sox                                       # tests and scripts/make-sounds.sh: MP3 encoding, synthesis
   dbus python3-dbus python3-dbusmock libglib2.0-bin   # tests: a private bus, a mocked UPower, gdbus
   openssl                                        # certificates for the TLS tests
   procps                                         # pgrep/ps for tests and benchmarks

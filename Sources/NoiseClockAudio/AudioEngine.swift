@@ -1,0 +1,239 @@
+import CALSA
+import Foundation
+import Logging
+import Synchronization
+
+/// What `B/status` says of the audio output.
+public struct AudioStatus: Sendable, Hashable {
+    public var device: String
+    /// True while the device is open and playing, or idle with no error since it last worked.
+    public var ok: Bool
+    public var error: String?
+    /// Underruns recovered since start.
+    public var xruns: Int
+
+    public init(device: String, ok: Bool = true, error: String? = nil, xruns: Int = 0) {
+        self.device = device
+        self.ok = ok
+        self.error = error
+        self.xruns = xruns
+    }
+}
+
+/// The software mixer playing to one ALSA device, on a thread of its own.
+///
+/// The device is opened when something plays and closed (after draining) when nothing does, so an
+/// idle node uses no CPU for audio and leaves the card free. Periods of 50 ms in a buffer of about
+/// 200 ms: few wake-ups, yet a volume change is heard within a fifth of a second. When the device
+/// cannot be opened or fails, the engine reports it and tries again every `retryInterval`.
+public final class AudioEngine: Sendable {
+    public static let periodFrames = AudioFormat.frames(milliseconds: 50)
+    public static let bufferMicroseconds: UInt32 = 200_000
+
+    public let device: String
+    /// An ALSA configuration file read (again) at every open, defining `device`; nil for the system's.
+    public let configurationFile: String?
+    private let logger: Logger
+    private let retryInterval: Duration
+    private let mixer = Mutex(Mixer())
+    private let shared: Mutex<Shared>
+    private let wake = WakeSignal()
+    private let onStatus: @Sendable (AudioStatus) -> Void
+
+    private struct Shared {
+        var status: AudioStatus
+        var stopping = false
+        var running = false
+        var framesWritten = 0
+
+        init(device: String) { status = AudioStatus(device: device) }
+    }
+
+    /// `onStatus` is called (on the audio thread) whenever the status changes.
+    public init(
+        device: String, configurationFile: String? = nil, retryInterval: Duration = .seconds(2), logger: Logger,
+        onStatus: @escaping @Sendable (AudioStatus) -> Void = { _ in }
+    ) {
+        self.device = device
+        self.configurationFile = configurationFile
+        self.retryInterval = retryInterval
+        self.logger = logger
+        self.onStatus = onStatus
+        shared = Mutex(Shared(device: device))
+        nc_alsa_quiet()
+    }
+
+    public var status: AudioStatus { shared.withLock { $0.status } }
+
+    /// Frames handed to the device since start.
+    public var framesWritten: Int { shared.withLock { $0.framesWritten } }
+
+    /// True while anything is in the mix.
+    public var isPlaying: Bool { !mixer.withLock { $0.isEmpty } }
+
+    /// Changes the mix under the engine's lock, then wakes the audio thread.
+    public func update<T>(_ change: (inout Mixer) -> T) -> T {
+        let result = mixer.withLock { change(&$0) }
+        wake.signal()
+        return result
+    }
+
+    /// Starts the audio thread; `stop` ends it.
+    public func start() {
+        let first = shared.withLock { state -> Bool in
+            defer { state.running = true }
+            return !state.running
+        }
+        guard first else { return }
+        let thread = Thread { [self] in playLoop() }
+        thread.name = "audio output"
+        thread.start()
+    }
+
+    public func stop() {
+        shared.withLock { $0.stopping = true }
+        wake.signal()
+    }
+
+    private var stopping: Bool { shared.withLock { $0.stopping } }
+
+    private func setStatus(_ change: (inout AudioStatus) -> Void) {
+        let (changed, status) = shared.withLock { state -> (Bool, AudioStatus) in
+            let before = state.status
+            change(&state.status)
+            return (before != state.status, state.status)
+        }
+        if changed { onStatus(status) }
+    }
+
+    private func playLoop() {
+        var pcm: OpaquePointer?
+        var period = [Int16](repeating: 0, count: Self.periodFrames * AudioFormat.channels)
+        while !stopping {
+            if mixer.withLock({ $0.isEmpty }) {
+                if let open = pcm {
+                    snd_pcm_drain(open)
+                    snd_pcm_close(open)
+                    pcm = nil
+                }
+                wake.wait(timeout: .seconds(1))
+                continue
+            }
+            if pcm == nil {
+                switch openDevice() {
+                case .success(let opened):
+                    pcm = opened
+                    setStatus { $0.ok = true; $0.error = nil }
+                case .failure(let error):
+                    if status.error != error.reason { logger.warning("audio device unavailable", metadata: ["device": "\(device)", "error": "\(error.reason)"]) }
+                    setStatus { $0.ok = false; $0.error = error.reason }
+                    let retryAt = ContinuousClock.now + retryInterval
+                    while !stopping, ContinuousClock.now < retryAt {
+                        wake.wait(timeout: ContinuousClock.now.duration(to: retryAt))
+                    }
+                    continue
+                }
+            }
+            guard let open = pcm else { continue }
+            period.withUnsafeMutableBufferPointer { buffer in
+                mixer.withLock { $0.render(into: buffer) }
+            }
+            if let failure = write(period, to: open) {
+                logger.warning("audio device failed; reopening", metadata: ["device": "\(device)", "error": "\(failure)"])
+                snd_pcm_close(open)
+                pcm = nil
+                setStatus { $0.ok = false; $0.error = failure }
+            }
+        }
+        if let open = pcm {
+            snd_pcm_drop(open)
+            snd_pcm_close(open)
+        }
+    }
+
+    private func openDevice() -> Result<OpaquePointer, AudioError> {
+        var pcm: OpaquePointer?
+        var rc: Int32
+        if let configurationFile {
+            guard let text = FileManager.default.contents(atPath: configurationFile) else {
+                return .failure(AudioError(subject: device, reason: "cannot read ALSA configuration \(configurationFile)"))
+            }
+            var top: OpaquePointer?
+            var input: OpaquePointer?
+            snd_config_top(&top)
+            defer { if let top { snd_config_delete(top) } }
+            rc = text.withUnsafeBytes { bytes in
+                snd_input_buffer_open(&input, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), text.count)
+            }
+            if rc >= 0, let input {
+                rc = snd_config_load(top, input)
+                snd_input_close(input)
+            }
+            if rc >= 0 { rc = snd_pcm_open_lconf(&pcm, device, SND_PCM_STREAM_PLAYBACK, 0, top) }
+        } else {
+            rc = snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, 0)
+        }
+        guard rc >= 0, let opened = pcm else {
+            return .failure(AudioError(subject: device, reason: "cannot open \(device): \(String(cString: snd_strerror(rc)))"))
+        }
+        rc = snd_pcm_set_params(
+            opened, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, UInt32(AudioFormat.channels),
+            UInt32(AudioFormat.sampleRate), 1, Self.bufferMicroseconds)
+        guard rc >= 0 else {
+            snd_pcm_close(opened)
+            return .failure(AudioError(subject: device, reason: "cannot set 44.1 kHz stereo 16-bit on \(device): \(String(cString: snd_strerror(rc)))"))
+        }
+        logger.debug("audio device open", metadata: ["device": "\(device)"])
+        return .success(opened)
+    }
+
+    /// Writes one period; recovers underruns (counted). Returns a reason when the device is lost.
+    private func write(_ period: [Int16], to pcm: OpaquePointer) -> String? {
+        var offset = 0
+        let frames = period.count / AudioFormat.channels
+        while offset < frames {
+            let rc = period.withUnsafeBufferPointer { buffer in
+                snd_pcm_writei(pcm, buffer.baseAddress.map { $0 + offset * AudioFormat.channels }, snd_pcm_uframes_t(frames - offset))
+            }
+            if rc >= 0 {
+                offset += Int(rc)
+                continue
+            }
+            if rc == -Int(EPIPE) {
+                setStatus { $0.xruns += 1 }
+                logger.debug("audio underrun recovered")
+            }
+            if snd_pcm_recover(pcm, Int32(rc), 1) < 0 {
+                return "\(device): \(String(cString: snd_strerror(Int32(rc))))"
+            }
+        }
+        shared.withLock { $0.framesWritten += frames }
+        return nil
+    }
+}
+
+/// A condition the audio thread sleeps on until the mix changes or a timeout passes.
+final class WakeSignal: @unchecked Sendable {
+    // @unchecked Sendable: NSCondition is thread-safe; `signaled` is only touched under it.
+    private let condition = NSCondition()
+    private var signaled = false
+
+    func signal() {
+        condition.lock()
+        signaled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits for a signal or the timeout.
+    func wait(timeout: Duration) {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        while !signaled, Date() < deadline {
+            _ = condition.wait(until: deadline)
+        }
+        signaled = false
+        condition.unlock()
+    }
+}

@@ -1,0 +1,220 @@
+/// A gain that moves in a straight line to its target, one step per frame, so a change of volume
+/// is never a jump (a click).
+public struct GainRamp: Sendable, Hashable {
+    public private(set) var current: Float
+    public private(set) var target: Float
+    private var step: Float = 0
+
+    public init(_ value: Float) {
+        current = value
+        target = value
+    }
+
+    /// Moves to `target` over `frames` frames (at once when `frames` is 0).
+    public mutating func move(to target: Float, overFrames frames: Int) {
+        self.target = target
+        if frames <= 0 {
+            current = target
+            step = 0
+        } else {
+            step = (target - current) / Float(frames)
+        }
+    }
+
+    public var isSettled: Bool { current == target }
+
+    /// The gain for the next frame.
+    public mutating func advance() -> Float {
+        guard step != 0 else { return current }
+        let next = current + step
+        if (step > 0 && next >= target) || (step < 0 && next <= target) {
+            current = target
+            step = 0
+        } else {
+            current = next
+        }
+        return current
+    }
+}
+
+/// Volume 0-100 as the user sets it, to a linear gain: squared, so that 50 sounds about half as
+/// loud as 100 (-12 dB) rather than barely quieter.
+public enum Volume {
+    public static func gain(_ percent: Int) -> Float {
+        let p = Float(max(0, min(100, percent))) / 100
+        return p * p
+    }
+}
+
+/// Where a mixer input gets its samples (interleaved stereo `AudioFormat`).
+public protocol SampleSource: AnyObject {
+    /// Fills `buffer` and returns the frames written; fewer than asked means the source has ended.
+    func render(into buffer: UnsafeMutableBufferPointer<Int16>) -> Int
+}
+
+/// The software mixer: named inputs, each with its own smoothed gain, a smoothed master gain, and
+/// saturation (a sum beyond 16 bits is clipped to the limit, never wrapped around).
+/// Not thread-safe: the engine keeps it behind a lock.
+public struct Mixer {
+    /// No gain change is shorter than 20 ms.
+    public static let minimumRampFrames = AudioFormat.frames(milliseconds: 20)
+
+    final class Input {
+        let id: String
+        let source: SampleSource
+        var gain: GainRamp
+        var removeWhenSilent = false
+
+        init(id: String, source: SampleSource, gain: GainRamp) {
+            self.id = id
+            self.source = source
+            self.gain = gain
+        }
+    }
+
+    private var inputs: [Input] = []
+    private var master = GainRamp(1)
+    private var scratch: [Int16] = []
+    private var accumulator: [Int32] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { inputs.isEmpty }
+    public var ids: [String] { inputs.map(\.id) }
+    public var masterGain: Float { master.target }
+
+    public func gain(of id: String) -> Float? { inputs.first { $0.id == id }?.gain.target }
+
+    /// Adds (or replaces) input `id`, rising from silence to `gain` over `fadeInFrames`
+    /// (`immediate` starts at `gain` at once: for tests and sample-exact output only).
+    public mutating func add(_ id: String, source: SampleSource, gain: Float, fadeInFrames: Int, immediate: Bool = false) {
+        inputs.removeAll { $0.id == id }
+        var ramp = GainRamp(immediate ? gain : 0)
+        if !immediate { ramp.move(to: gain, overFrames: max(fadeInFrames, Self.minimumRampFrames)) }
+        inputs.append(Input(id: id, source: source, gain: ramp))
+    }
+
+    public mutating func setGain(_ id: String, to gain: Float, overFrames frames: Int) {
+        guard let input = inputs.first(where: { $0.id == id }) else { return }
+        input.gain.move(to: gain, overFrames: max(frames, Self.minimumRampFrames))
+        input.removeWhenSilent = false
+    }
+
+    /// Fades input `id` to silence and then removes it.
+    public mutating func fadeOut(_ id: String, overFrames frames: Int) {
+        guard let input = inputs.first(where: { $0.id == id }) else { return }
+        input.gain.move(to: 0, overFrames: max(frames, Self.minimumRampFrames))
+        input.removeWhenSilent = true
+    }
+
+    public mutating func setMaster(_ gain: Float, overFrames frames: Int) {
+        master.move(to: gain, overFrames: max(frames, Self.minimumRampFrames))
+    }
+
+    /// Fills `output` with the next frames of the mix (silence when there is no input).
+    public mutating func render(into output: UnsafeMutableBufferPointer<Int16>) {
+        let frames = output.count / AudioFormat.channels
+        let samples = frames * AudioFormat.channels
+        if accumulator.count < samples { accumulator = [Int32](repeating: 0, count: samples) }
+        if scratch.count < samples { scratch = [Int16](repeating: 0, count: samples) }
+        for i in 0..<samples { accumulator[i] = 0 }
+
+        var ended: [String] = []
+        for input in inputs {
+            let produced = scratch.withUnsafeMutableBufferPointer { buffer in
+                input.source.render(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<samples]))
+            }
+            for frame in 0..<frames {
+                let gain = input.gain.advance()
+                guard frame < produced else { continue }
+                let base = frame * AudioFormat.channels
+                for channel in 0..<AudioFormat.channels {
+                    accumulator[base + channel] += Int32((Float(scratch[base + channel]) * gain).rounded())
+                }
+            }
+            if produced < frames || (input.removeWhenSilent && input.gain.current == 0) { ended.append(input.id) }
+        }
+        if !ended.isEmpty { inputs.removeAll { ended.contains($0.id) } }
+
+        for frame in 0..<frames {
+            let gain = master.advance()
+            let base = frame * AudioFormat.channels
+            for channel in 0..<AudioFormat.channels {
+                let value = gain == 1 ? accumulator[base + channel] : Int32((Float(accumulator[base + channel]) * gain).rounded())
+                output[base + channel] = Int16(clamping: value)
+            }
+        }
+    }
+}
+
+/// Samples held in memory, played once or looped (previews, tests).
+public final class BufferSource: SampleSource {
+    private let samples: [Int16]
+    private let loops: Int?
+    private var position = 0
+    private var played = 0
+
+    /// `loops`: how many times to play; nil for ever.
+    public init(samples: [Int16], loops: Int? = 1) {
+        self.samples = samples
+        self.loops = loops
+    }
+
+    public func render(into buffer: UnsafeMutableBufferPointer<Int16>) -> Int {
+        var written = 0
+        while written < buffer.count, !samples.isEmpty {
+            if position == samples.count {
+                played += 1
+                if let loops, played >= loops { break }
+                position = 0
+            }
+            let n = min(buffer.count - written, samples.count - position)
+            for i in 0..<n { buffer[written + i] = samples[position + i] }
+            written += n
+            position += n
+        }
+        return written / AudioFormat.channels
+    }
+}
+
+/// An MP3 file decoded as it plays, end joined to start without a gap.
+public final class LoopingDecoderSource: SampleSource {
+    private let decoder: MP3Decoder
+    private let loops: Int?
+    private var played = 0
+    /// Set when decoding failed mid-way; the source then ends.
+    public private(set) var error: AudioError?
+
+    public init(decoder: MP3Decoder, loops: Int? = nil) {
+        self.decoder = decoder
+        self.loops = loops
+    }
+
+    public func render(into buffer: UnsafeMutableBufferPointer<Int16>) -> Int {
+        var written = 0
+        var emptyReads = 0
+        while written < buffer.count / AudioFormat.channels {
+            do {
+                let n = try decoder.read(into: UnsafeMutableBufferPointer(rebasing: buffer[(written * AudioFormat.channels)...]))
+                if n > 0 {
+                    written += n
+                    emptyReads = 0
+                    continue
+                }
+                played += 1
+                emptyReads += 1
+                if let loops, played >= loops { break }
+                if emptyReads > 1 { break }  // an empty file would loop for ever
+                try decoder.rewind()
+            } catch {
+                self.error = error
+                break
+            }
+        }
+        return written
+    }
+}
+
+// @unchecked Sendable: a Mixer and its sources are only used under AudioEngine's lock, by one
+// thread at a time (the audio thread rendering, or a caller changing the mix).
+extension Mixer: @unchecked Sendable {}

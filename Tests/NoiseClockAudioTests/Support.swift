@@ -1,0 +1,59 @@
+import Foundation
+import Logging
+@testable import NoiseClockAudio
+
+/// A fresh folder, removed when the test's closure returns.
+func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("audio-\(UUID().uuidString.prefix(8))").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
+/// Encodes interleaved 44.1 kHz 16-bit samples (`channels` of them) to an MP3 with lame.
+func makeMP3(_ samples: [Int16], channels: Int, at path: String) throws {
+    let raw = path + ".raw"
+    try samples.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: raw)) }
+    defer { try? FileManager.default.removeItem(atPath: raw) }
+    let lame = Process()
+    lame.executableURL = URL(fileURLWithPath: "/usr/bin/lame")
+    lame.arguments = ["--silent", "-r", "-s", "44.1", "--bitwidth", "16", "--signed", "--little-endian",
+                      "-m", channels == 1 ? "m" : "j", "-b", "128", raw, path]
+    try lame.run()
+    lame.waitUntilExit()
+    guard lame.terminationStatus == 0 else { throw AudioError(subject: path, reason: "lame failed") }
+}
+
+/// `seconds` of a sine at `frequency`, mono, at `amplitude` of full scale.
+func sine(seconds: Double, frequency: Double = 440, amplitude: Double = 0.5) -> [Int16] {
+    let count = Int(seconds * 44_100)
+    return (0..<count).map { Int16(amplitude * 32767 * sin(2 * .pi * frequency * Double($0) / 44_100)) }
+}
+
+/// The bytes of a file as 16-bit samples.
+func samples(inFile path: String) -> [Int16] {
+    guard let data = FileManager.default.contents(atPath: path) else { return [] }
+    return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+}
+
+func quietLogger() -> Logger {
+    var logger = Logger(label: "audio-test")
+    logger.logLevel = .critical
+    return logger
+}
+
+/// Polls `condition` until it holds or `timeout` passes.
+func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
+/// Root mean square of the samples.
+func rms(_ samples: ArraySlice<Int16>) -> Double {
+    guard !samples.isEmpty else { return 0 }
+    return (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
+}
