@@ -58,6 +58,7 @@ let package = Package(
                 "NoiseClockCore",
                 "NoiseClockMQTT",
                 "NoiseClockPower",
+                "NoiseClockAudio",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),

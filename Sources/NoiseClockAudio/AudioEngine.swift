@@ -109,6 +109,10 @@ public final class AudioEngine: Sendable {
     private func playLoop() {
         var pcm: OpaquePointer?
         var period = [Int16](repeating: 0, count: Self.periodFrames * AudioFormat.channels)
+        // A real card blocks in writei when its buffer is full; a file or null sink never does.
+        // Pacing to the clock keeps such sinks at real time (and a file sink from filling the disk).
+        var openedAt = ContinuousClock.now
+        var framesSinceOpen = 0
         while !stopping {
             if mixer.withLock({ $0.isEmpty }) {
                 if let open = pcm {
@@ -123,6 +127,8 @@ public final class AudioEngine: Sendable {
                 switch openDevice() {
                 case .success(let opened):
                     pcm = opened
+                    openedAt = ContinuousClock.now
+                    framesSinceOpen = 0
                     setStatus { $0.ok = true; $0.error = nil }
                 case .failure(let error):
                     if status.error != error.reason { logger.warning("audio device unavailable", metadata: ["device": "\(device)", "error": "\(error.reason)"]) }
@@ -143,7 +149,12 @@ public final class AudioEngine: Sendable {
                 snd_pcm_close(open)
                 pcm = nil
                 setStatus { $0.ok = false; $0.error = failure }
+                continue
             }
+            framesSinceOpen += Self.periodFrames
+            let played = Duration.microseconds(Int64(framesSinceOpen) * 1_000_000 / Int64(AudioFormat.sampleRate))
+            let ahead = played - openedAt.duration(to: .now) - .microseconds(Int64(Self.bufferMicroseconds))
+            if ahead > .zero { Thread.sleep(forTimeInterval: Double(ahead.components.attoseconds) / 1e18 + Double(ahead.components.seconds)) }
         }
         if let open = pcm {
             snd_pcm_drop(open)

@@ -16,6 +16,7 @@ public struct Topics: Sendable, Hashable {
     public var settings: String { "\(node)/settings" }
     public var event: String { "\(node)/event" }
     public var battery: String { "\(node)/battery" }
+    public var noise: String { "\(node)/noise" }
 
     public var commandPrefix: String { "\(node)/cmd/" }
     public var allCommandPrefix: String { "\(base)/all/cmd/" }

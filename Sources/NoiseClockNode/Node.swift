@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NoiseClockAudio
 import NoiseClockCore
 import NoiseClockMQTT
 import NoiseClockPower
@@ -13,11 +14,14 @@ public struct Node: Sendable {
     public let publisher: StatePublisher
     public let router: CommandRouter
     public let battery: (any BatterySource)?
+    /// The noise player; nil when the node runs without audio.
+    public let noise: NoisePlayer?
     let logger: Logger
 
     public init(
         configuration: Configuration, transport: any MQTTTransport, store: any Store, clock: NodeClock,
-        battery: (any BatterySource)? = nil, storeProblems: [String] = [], logger: Logger
+        battery: (any BatterySource)? = nil, audio: (any AudioOutput)? = nil, sounds: SoundLibrary = .empty,
+        storeProblems: [String] = [], logger: Logger
     ) {
         self.configuration = configuration
         self.transport = transport
@@ -25,17 +29,23 @@ public struct Node: Sendable {
         self.logger = logger
         let settings = SettingsModel(configured: configuration.clock, store: store, logger: logger)
         let status = NodeStatus(
-            startedAt: clock.now(), audioDevice: configuration.audio.device, batterySource: battery?.name ?? "none",
-            problems: storeProblems + [settings.loadProblem].compactMap { $0 })
+            startedAt: clock.now(), audioDevice: configuration.audio.device, audio: { audio?.status },
+            batterySource: battery?.name ?? "none", problems: storeProblems + [settings.loadProblem].compactMap { $0 })
         let publisher = StatePublisher(
             transport: transport, topics: configuration.topics, settings: settings, status: status, clock: clock)
         self.publisher = publisher
-        self.router = Self.commands(publisher: publisher)
+        noise = audio.map {
+            NoisePlayer(
+                library: sounds, output: $0, store: store, publisher: publisher,
+                fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
+        }
+        self.router = Self.commands(publisher: publisher, noise: noise)
     }
 
     /// Every verb the node answers (SPEC §2). A new verb is one `add` here.
-    static func commands(publisher: StatePublisher) -> CommandRouter {
+    static func commands(publisher: StatePublisher, noise: NoisePlayer?) -> CommandRouter {
         var router = CommandRouter()
+        if let noise { NoiseCommands.add(to: &router, player: noise) }
         router.add("ping") { _ in
             publisher.statusJSON()
         }
@@ -62,6 +72,7 @@ public struct Node: Sendable {
         if let battery {
             services.append(BatteryService(source: battery, publisher: publisher, lowThreshold: configuration.battery.lowThreshold))
         }
+        if let noise { services.append(NoiseService(player: noise, clock: publisher.clock)) }
         return services
     }
 
@@ -70,8 +81,13 @@ public struct Node: Sendable {
         let store = try FileStore(directory: configuration.stateDirectory)
         let client = try MQTTClient(options: try MQTTSettings.options(for: configuration), logger: logger)
         let battery = BatterySources.make(configuration.battery, sleep: NodeClock.live.sleep, logger: logger)
+        let sounds = loadSounds(configuration, logger: logger)
+        let relay = AudioStatusRelay()
+        let engine = AudioEngine(device: configuration.audio.device, logger: logger) { relay.changed($0) }
         let node = Node(
-            configuration: configuration, transport: client, store: store, clock: .live, battery: battery, logger: logger)
+            configuration: configuration, transport: client, store: store, clock: .live, battery: battery, audio: engine,
+            sounds: sounds, logger: logger)
+        relay.publisher = node.publisher
         // Queue every retained state before connecting, so they go out right behind `online`.
         node.publisher.publishAll()
         logger.info(
@@ -82,12 +98,42 @@ public struct Node: Sendable {
             ])
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: MQTTConnectionService(client: client))]
+                services: [.init(service: MQTTConnectionService(client: client)), .init(service: AudioService(engine: engine))]
                     + node.services().map { .init(service: $0) },
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
         logger.info("stopped")
+    }
+}
+
+/// The sound catalog from the resources beside the binary and `sounds.custom_dir`; empty (and
+/// logged) when they cannot be found, so the node still runs.
+func loadSounds(_ configuration: Configuration, logger: Logger) -> SoundLibrary {
+    guard let resources = SoundLibrary.locateResources() else {
+        logger.error("sound catalog not found (Resources/sounds.json); noise commands will answer not_found")
+        return .empty
+    }
+    do {
+        return try SoundLibrary.load(resources: resources, customDirectory: configuration.soundsCustomDirectory)
+    } catch {
+        logger.error("sound catalog unusable", metadata: ["error": "\(error)"])
+        return .empty
+    }
+}
+
+/// Carries the audio engine's status changes to `B/status` and `audio_error` events. Set once,
+/// right after the node exists (the engine is made before it).
+final class AudioStatusRelay: @unchecked Sendable {
+    // @unchecked Sendable: `publisher` is written once before the engine starts, then only read.
+    var publisher: StatePublisher?
+
+    func changed(_ status: AudioStatus) {
+        guard let publisher else { return }
+        publisher.publishStatus()
+        if !status.ok, let error = status.error {
+            publisher.publishEvent("audio_error", ["device": .string(status.device), "error": .string(error)])
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NoiseClockAudio
 import NoiseClockCore
 import NoiseClockMQTT
 
@@ -44,6 +45,11 @@ public struct StatePublisher: Sendable {
         publishClock(at: clock.now(), face: clockFace())
     }
 
+    public func publishNoise(_ mix: NoiseMix) {
+        let zone = timeZone()
+        publishRetained(topics.noise, mix.json { ISOTime.string(Date(timeIntervalSince1970: $0), in: zone) })
+    }
+
     public func publishBattery(_ reading: BatteryReading) {
         publishRetained(topics.battery, reading.json)
     }
@@ -66,16 +72,32 @@ public struct NodeStatus: Sendable {
 
     public let startedAt: Date
     public let audioDevice: String
+    /// The audio engine's state now; nil when the node runs without one (tests).
+    public let audio: @Sendable () -> AudioStatus?
     /// `upower`, `sysfs`, or `none` (no source found, or `battery.source: none`).
     public let batterySource: String
     /// Problems found at start (an unreadable stored file moved aside), reported until restart.
     public let problems: [String]
 
-    public init(startedAt: Date, audioDevice: String, batterySource: String = "none", problems: [String]) {
+    public init(
+        startedAt: Date, audioDevice: String, audio: @escaping @Sendable () -> AudioStatus? = { nil },
+        batterySource: String = "none", problems: [String]
+    ) {
         self.startedAt = startedAt
         self.audioDevice = audioDevice
+        self.audio = audio
         self.batterySource = batterySource
         self.problems = problems
+    }
+
+    private var audioJSON: JSONValue {
+        guard let status = audio() else {
+            return ["device": .string(audioDevice), "ok": false, "error": "no audio engine", "xruns": 0]
+        }
+        return [
+            "device": .string(status.device), "ok": .bool(status.ok), "error": status.error.map { .string($0) } ?? .null,
+            "xruns": .number(Double(status.xruns)),
+        ]
     }
 
     public func json(at now: Date, in zone: TimeZone) -> JSONValue {
@@ -83,8 +105,7 @@ public struct NodeStatus: Sendable {
             "version": .string(Self.version),
             "started_at": .string(ISOTime.string(startedAt, in: zone)),
             "uptime_s": .number(max(0, now.timeIntervalSince(startedAt).rounded(.down))),
-            // The audio engine arrives with its own issue; until then the device is named but not opened.
-            "audio": ["device": .string(audioDevice), "ok": false, "error": "audio engine not available in this version", "xruns": 0],
+            "audio": audioJSON,
             "battery_source": .string(batterySource),
             "problems": .array(problems.map { .string($0) }),
         ]

@@ -1,0 +1,163 @@
+/// One entry of `Resources/sounds.json` or `Resources/alarm-sounds.json` (SPEC §4).
+public struct Sound: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable { case noise, alarm }
+
+    public var id: String
+    public var name: String
+    /// The file name inside the catalog's own folder.
+    public var file: String
+    public var category: String
+    public var description: String
+    public var isDefault: Bool
+    public var kind: Kind
+
+    public init(id: String, name: String, file: String, category: String, description: String = "", isDefault: Bool = false, kind: Kind) {
+        self.id = id
+        self.name = name
+        self.file = file
+        self.category = category
+        self.description = description
+        self.isDefault = isDefault
+        self.kind = kind
+    }
+
+    public var json: JSONValue {
+        ["id": .string(id), "name": .string(name), "category": .string(category), "kind": .string(kind.rawValue)]
+    }
+}
+
+/// The sounds the node can play: noise and alarm tones, looked up by id or by name.
+public struct SoundCatalog: Sendable, Hashable {
+    public private(set) var sounds: [Sound]
+
+    public init(sounds: [Sound]) {
+        self.sounds = sounds
+    }
+
+    public struct LoadError: Error, Hashable, Sendable, CustomStringConvertible {
+        public var catalog: String
+        public var reason: String
+        public var description: String { "\(catalog): \(reason)" }
+
+        public init(catalog: String, reason: String) {
+            self.catalog = catalog
+            self.reason = reason
+        }
+    }
+
+    /// Parses a catalog file's JSON: an array of `{"id","name","file","category","description","default"}`.
+    /// Ids and file names must be plain names: no `/`, no `..`, nothing hidden.
+    public static func entries(json bytes: [UInt8], kind: Sound.Kind, catalog: String) throws(LoadError) -> [Sound] {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(bytes)
+        } catch {
+            throw LoadError(catalog: catalog, reason: "not valid JSON: \(error.reason)")
+        }
+        guard case .array(let items) = value else { throw LoadError(catalog: catalog, reason: "must be a JSON array") }
+        var sounds: [Sound] = []
+        for (index, item) in items.enumerated() {
+            guard let entry = item.objectValue,
+                  let id = entry["id"]?.stringValue, let name = entry["name"]?.stringValue,
+                  let file = entry["file"]?.stringValue
+            else {
+                throw LoadError(catalog: catalog, reason: "entry \(index) needs string id, name and file")
+            }
+            guard isPlainName(id), isPlainName(file) else {
+                throw LoadError(catalog: catalog, reason: "entry \(index): id and file must be plain names inside the sound folder")
+            }
+            guard !sounds.contains(where: { $0.id == id }) else {
+                throw LoadError(catalog: catalog, reason: "entry \(index): the id \(id) is used twice")
+            }
+            sounds.append(
+                Sound(
+                    id: id, name: name, file: file, category: entry["category"]?.stringValue ?? kind.rawValue,
+                    description: entry["description"]?.stringValue ?? "", isDefault: entry["default"]?.boolValue ?? false,
+                    kind: kind))
+        }
+        return sounds
+    }
+
+    /// A name that stays in its folder: not empty, no `/`, not `.`/`..`, not hidden, no NUL.
+    public static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") && !name.contains("\0") && !name.contains("\\")
+    }
+
+    /// The sound with this id, or else this name (any case); nil when there is none.
+    public func sound(named reference: String) -> Sound? {
+        sounds.first { $0.id == reference } ?? sounds.first { $0.name.lowercased() == reference.lowercased() }
+    }
+
+    public func defaultSound(of kind: Sound.Kind) -> Sound? {
+        sounds.first { $0.kind == kind && $0.isDefault } ?? sounds.first { $0.kind == kind }
+    }
+
+    public func sounds(of kind: Sound.Kind) -> [Sound] { sounds.filter { $0.kind == kind } }
+}
+
+/// What plays as noise, as `B/noise` says it (SPEC §2).
+public struct NoiseMix: Sendable, Hashable {
+    public struct Layer: Sendable, Hashable {
+        public var id: String
+        public var volume: Int
+
+        public init(id: String, volume: Int) {
+            self.id = id
+            self.volume = volume
+        }
+    }
+
+    public var playing: Bool
+    public var layers: [Layer]
+    /// The master noise volume, 0-100.
+    public var volume: Int
+    public var sleepTimerEndsAt: Double?
+
+    public init(playing: Bool = false, layers: [Layer] = [], volume: Int = 50, sleepTimerEndsAt: Double? = nil) {
+        self.playing = playing
+        self.layers = layers
+        self.volume = volume
+        self.sleepTimerEndsAt = sleepTimerEndsAt
+    }
+
+    /// `B/noise`; `isoTime` formats the sleep timer's end (seconds since 1970).
+    public func json(isoTime: (Double) -> String) -> JSONValue {
+        [
+            "playing": .bool(playing),
+            "sounds": .array(layers.map { ["id": .string($0.id), "volume": .number(Double($0.volume))] }),
+            "volume": .number(Double(volume)),
+            "sleep_timer_ends_at": sleepTimerEndsAt.map { .string(isoTime($0)) } ?? .null,
+        ]
+    }
+
+    /// What the store keeps: the mix and the timer, so a restart plays on.
+    public var stored: JSONValue {
+        [
+            "playing": .bool(playing),
+            "sounds": .array(layers.map { ["id": .string($0.id), "volume": .number(Double($0.volume))] }),
+            "volume": .number(Double(volume)),
+            "sleep_timer_ends_at": sleepTimerEndsAt.map { .number($0) } ?? .null,
+        ]
+    }
+
+    public init?(stored value: JSONValue) {
+        guard let members = value.objectValue, let playing = members["playing"]?.boolValue,
+              let volume = members["volume"]?.intValue, (0...100).contains(volume),
+              case .array(let items)? = members["sounds"]
+        else { return nil }
+        var layers: [Layer] = []
+        for item in items {
+            guard let id = item.objectValue?["id"]?.stringValue, let v = item.objectValue?["volume"]?.intValue, (0...100).contains(v)
+            else { return nil }
+            layers.append(Layer(id: id, volume: v))
+        }
+        self.init(playing: playing, layers: layers, volume: volume, sleepTimerEndsAt: members["sleep_timer_ends_at"]?.numberValue)
+    }
+}
+
+extension JSONValue {
+    public var numberValue: Double? {
+        if case .number(let n) = self { return n }
+        return nil
+    }
+}

@@ -1,0 +1,296 @@
+import Foundation
+import Logging
+import NoiseClockAudio
+import NoiseClockCore
+
+/// What the noise player needs of the audio engine; `AudioEngine` in the node, a mixer without a
+/// device in fast tests.
+public protocol AudioOutput: Sendable {
+    func update<T>(_ change: (inout Mixer) -> T) -> T
+    var status: AudioStatus { get }
+}
+
+extension AudioEngine: AudioOutput {}
+
+/// The noise player: the `noise/*` verbs, `B/noise`, fades, the sleep timer, previews, and the
+/// alarm tone interface. The current mix is stored (`noise.json`), so noise that was playing when
+/// the node stopped plays again when it starts.
+public actor NoisePlayer {
+    public static let documentName = "noise.json"
+    public static let previewSeconds = 3.0
+    /// Noise is ducked to this share of its gain while a preview plays.
+    public static let duckGain: Float = 0.2
+
+    let library: SoundLibrary
+    let output: any AudioOutput
+    let store: any Store
+    let publisher: StatePublisher
+    let fadeFrames: Int
+    let logger: Logger
+
+    private(set) var mix = NoiseMix()
+    /// What `toggle` and `power ON` play again.
+    private var lastLayers: [NoiseMix.Layer] = []
+    private var previewEndsAt: Date?
+    private var sleepFadeStarted = false
+    private var alarmPlaying = false
+
+    public init(library: SoundLibrary, output: any AudioOutput, store: any Store, publisher: StatePublisher, fadeMilliseconds: Int, logger: Logger) {
+        self.library = library
+        self.output = output
+        self.store = store
+        self.publisher = publisher
+        self.fadeFrames = AudioFormat.frames(milliseconds: fadeMilliseconds)
+        self.logger = logger
+    }
+
+    // MARK: Verbs
+
+    public func play(_ references: [(sound: String, volume: Int?)], volume: Int?, sleepMinutes: Int?) throws(CommandError) -> JSONValue {
+        let layers = try references.map { reference throws(CommandError) in
+            NoiseMix.Layer(id: try library.sound(reference.sound, field: "sound").id, volume: reference.volume ?? 100)
+        }
+        let sources = try layers.map { layer throws(CommandError) in (layer, try source(for: layer.id)) }
+        if let volume { mix.volume = volume }
+        let previous = mix.layers
+        output.update { mixer in
+            for old in previous where !layers.contains(where: { $0.id == old.id }) { mixer.fadeOut(Self.input(old.id), overFrames: fadeFrames) }
+            for (layer, source) in sources {
+                mixer.add(Self.input(layer.id), source: source, gain: gain(layer), fadeInFrames: fadeFrames)
+            }
+        }
+        mix.layers = layers
+        mix.playing = true
+        lastLayers = layers
+        if let sleepMinutes { setTimer(minutes: sleepMinutes) }
+        try changed(event: ("noise_started", ["sounds": .array(layers.map { .string($0.id) })]))
+        return current
+    }
+
+    public func add(_ reference: String, volume: Int?) throws(CommandError) -> JSONValue {
+        let sound = try library.sound(reference, field: "sound")
+        let layer = NoiseMix.Layer(id: sound.id, volume: volume ?? mix.layers.first { $0.id == sound.id }?.volume ?? 100)
+        let source = try source(for: sound.id)
+        let wasPlaying = mix.playing
+        output.update { $0.add(Self.input(layer.id), source: source, gain: gain(layer), fadeInFrames: fadeFrames) }
+        mix.layers.removeAll { $0.id == layer.id }
+        mix.layers.append(layer)
+        if !wasPlaying {
+            // Adding to silence starts the mix with this one sound.
+            mix.layers = [layer]
+        }
+        mix.playing = true
+        lastLayers = mix.layers
+        try changed(event: wasPlaying ? nil : ("noise_started", ["sounds": .array(mix.layers.map { .string($0.id) })]))
+        return current
+    }
+
+    public func remove(_ reference: String) throws(CommandError) -> JSONValue {
+        let sound = try library.sound(reference, field: "sound")
+        guard mix.playing, mix.layers.contains(where: { $0.id == sound.id }) else {
+            throw CommandError(.conflict, "\(sound.id) is not playing", field: "sound")
+        }
+        output.update { $0.fadeOut(Self.input(sound.id), overFrames: fadeFrames) }
+        mix.layers.removeAll { $0.id == sound.id }
+        if mix.layers.isEmpty {
+            return try stop(reason: "command")
+        }
+        lastLayers = mix.layers
+        try changed(event: nil)
+        return current
+    }
+
+    @discardableResult
+    public func stop(reason: String = "command") throws(CommandError) -> JSONValue {
+        let wasPlaying = mix.playing
+        let layers = mix.layers
+        output.update { mixer in
+            for layer in layers { mixer.fadeOut(Self.input(layer.id), overFrames: fadeFrames) }
+        }
+        if !layers.isEmpty { lastLayers = layers }
+        mix.playing = false
+        mix.layers = []
+        mix.sleepTimerEndsAt = nil
+        sleepFadeStarted = false
+        try changed(event: wasPlaying ? ("noise_stopped", ["reason": .string(reason)]) : nil)
+        return current
+    }
+
+    public func toggle() throws(CommandError) -> JSONValue {
+        if mix.playing { return try stop() }
+        return try power(on: true)
+    }
+
+    public func power(on: Bool) throws(CommandError) -> JSONValue {
+        guard on else { return try stop() }
+        if mix.playing { return current }
+        var layers = lastLayers
+        if layers.isEmpty, let sound = library.catalog.defaultSound(of: .noise) {
+            layers = [NoiseMix.Layer(id: sound.id, volume: 100)]
+        }
+        guard !layers.isEmpty else { throw CommandError(.unavailable, "the sound catalog has no noise") }
+        return try play(layers.map { ($0.id, $0.volume) }, volume: nil, sleepMinutes: nil)
+    }
+
+    public func setVolume(_ volume: Int) throws(CommandError) -> JSONValue {
+        mix.volume = volume
+        let layers = mix.layers
+        // Smoothed: a fifth of a second, so a slider dragged in Home Assistant never clicks.
+        let frames = AudioFormat.frames(milliseconds: 200)
+        output.update { mixer in
+            for layer in layers { mixer.setGain(Self.input(layer.id), to: gain(layer), overFrames: frames) }
+        }
+        try changed(event: nil)
+        return current
+    }
+
+    public func setSleepTimer(minutes: Int) throws(CommandError) -> JSONValue {
+        if minutes > 0 && !mix.playing {
+            throw CommandError(.conflict, "no noise is playing; start it with noise/play and sleep_min", field: "minutes")
+        }
+        setTimer(minutes: minutes)
+        if minutes == 0 { restoreGains() }
+        try changed(event: nil)
+        return current
+    }
+
+    public func preview(_ reference: String) throws(CommandError) -> JSONValue {
+        let sound = try library.sound(reference, field: "sound")
+        let source = try source(for: sound.id)
+        let layers = mix.playing ? mix.layers : []
+        let previewGain = Volume.gain(max(mix.volume, 50))
+        let frames = AudioFormat.frames(milliseconds: 200)
+        output.update { mixer in
+            for layer in layers { mixer.setGain(Self.input(layer.id), to: gain(layer) * Self.duckGain, overFrames: frames) }
+            mixer.add("preview", source: source, gain: previewGain, fadeInFrames: AudioFormat.frames(milliseconds: 50))
+        }
+        previewEndsAt = publisher.clock.now().addingTimeInterval(Self.previewSeconds)
+        return ["sound": .string(sound.id), "seconds": .number(Self.previewSeconds)]
+    }
+
+    // MARK: Time: the sleep timer and the end of a preview
+
+    /// Called by `NoiseService` at least once a second (more often while a preview plays).
+    public func tick() throws(CommandError) {
+        let now = publisher.clock.now()
+        if let ends = previewEndsAt, now >= ends {
+            previewEndsAt = nil
+            output.update { $0.fadeOut("preview", overFrames: AudioFormat.frames(milliseconds: 200)) }
+            restoreGains()
+        }
+        guard let endsAt = mix.sleepTimerEndsAt.map(Date.init(timeIntervalSince1970:)), mix.playing else { return }
+        let remaining = endsAt.timeIntervalSince(now)
+        if remaining <= 0 {
+            try stop(reason: "sleep_timer")
+            publisher.publishEvent("sleep_timer_finished")
+        } else if remaining <= 60, !sleepFadeStarted {
+            // The last minute fades out; the stop at the end is then silent.
+            sleepFadeStarted = true
+            let layers = mix.layers
+            let frames = AudioFormat.frames(milliseconds: Int(remaining * 1000))
+            output.update { mixer in
+                for layer in layers { mixer.setGain(Self.input(layer.id), to: 0, overFrames: frames) }
+            }
+        }
+    }
+
+    /// How soon `tick` wants to run again.
+    public var nextTickDelay: Duration { previewEndsAt == nil ? .seconds(1) : .milliseconds(100) }
+
+    // MARK: Alarm tones (the interface the alarm scheduler uses)
+
+    /// Plays an alarm tone looped, rising from silence to `volume` over `rampSeconds`, and fades
+    /// the noise out meanwhile.
+    public func startAlarmTone(_ reference: String, volume: Int, rampSeconds: Int) throws(CommandError) {
+        let sound = try library.sound(reference, field: "sound", kind: .alarm)
+        let source = try source(for: sound.id)
+        let layers = mix.playing ? mix.layers : []
+        output.update { mixer in
+            for layer in layers { mixer.setGain(Self.input(layer.id), to: 0, overFrames: fadeFrames) }
+            mixer.add("alarm", source: source, gain: Volume.gain(volume), fadeInFrames: AudioFormat.frames(milliseconds: rampSeconds * 1000))
+        }
+        alarmPlaying = true
+    }
+
+    /// Stops the alarm tone and fades the noise back in.
+    public func stopAlarmTone() {
+        guard alarmPlaying else { return }
+        alarmPlaying = false
+        output.update { $0.fadeOut("alarm", overFrames: fadeFrames) }
+        restoreGains()
+    }
+
+    // MARK: Start-up
+
+    /// Plays again what was playing when the node stopped (unless its sleep timer has run out).
+    public func resume() {
+        guard case .value(let value) = store.load(Self.documentName), let stored = NoiseMix(stored: value) else { return }
+        lastLayers = stored.layers
+        mix.volume = stored.volume
+        let expired = stored.sleepTimerEndsAt.map { $0 <= publisher.clock.now().timeIntervalSince1970 } ?? false
+        guard stored.playing, !stored.layers.isEmpty, !expired else {
+            publishState()
+            return
+        }
+        do {
+            _ = try play(stored.layers.map { ($0.id, $0.volume) }, volume: stored.volume, sleepMinutes: nil)
+            mix.sleepTimerEndsAt = stored.sleepTimerEndsAt
+            publishState()
+            logger.info("noise resumed", metadata: ["sounds": "\(stored.layers.map(\.id))"])
+        } catch {
+            logger.warning("stored noise could not be resumed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    public func publishState() {
+        publisher.publishNoise(mix)
+    }
+
+    // MARK: Helpers
+
+    private var current: JSONValue { mix.json(isoTime: isoTime) }
+
+    private func isoTime(_ seconds: Double) -> String {
+        ISOTime.string(Date(timeIntervalSince1970: seconds), in: publisher.timeZone())
+    }
+
+    static func input(_ id: String) -> String { "noise:\(id)" }
+
+    private func gain(_ layer: NoiseMix.Layer) -> Float { Volume.gain(layer.volume) * Volume.gain(mix.volume) }
+
+    private func restoreGains() {
+        guard mix.playing, !alarmPlaying else { return }
+        sleepFadeStarted = false
+        let layers = mix.layers
+        let frames = AudioFormat.frames(milliseconds: 200)
+        output.update { mixer in
+            for layer in layers { mixer.setGain(Self.input(layer.id), to: gain(layer), overFrames: frames) }
+        }
+    }
+
+    private func setTimer(minutes: Int) {
+        mix.sleepTimerEndsAt = minutes > 0 ? publisher.clock.now().timeIntervalSince1970 + Double(minutes * 60) : nil
+        sleepFadeStarted = false
+    }
+
+    private func source(for id: String) throws(CommandError) -> SampleSource {
+        let sound = try library.sound(id, field: "sound")
+        let path = try library.path(of: sound)
+        do {
+            return LoopingDecoderSource(decoder: try MP3Decoder(path: path))
+        } catch {
+            throw CommandError(.unavailable, "cannot play \(sound.id): \(error)", field: "sound")
+        }
+    }
+
+    /// Stores the mix (before anything is answered ok), publishes `B/noise` and the event.
+    private func changed(event: (String, [String: JSONValue])?) throws(CommandError) {
+        do {
+            try store.save(Self.documentName, mix.stored)
+        } catch {
+            logger.error("the noise mix could not be stored", metadata: ["error": "\(error)"])
+        }
+        publishState()
+        if let (name, details) = event { publisher.publishEvent(name, details) }
+    }
+}

@@ -1,0 +1,89 @@
+import NoiseClockAudio
+import NoiseClockCore
+import ServiceLifecycle
+
+/// Runs the audio thread for the node's life and stops it on shutdown.
+public struct AudioService: Service, CustomStringConvertible {
+    public var description: String { "AudioService(\(engine.device))" }
+    let engine: AudioEngine
+
+    public func run() async throws {
+        engine.start()
+        try? await gracefulShutdown()
+        engine.stop()
+    }
+}
+
+/// Resumes the stored noise at start, then drives the sleep timer and previews.
+public struct NoiseService: Service, CustomStringConvertible {
+    public var description: String { "NoiseService" }
+    let player: NoisePlayer
+    let clock: NodeClock
+
+    public func run() async {
+        await player.resume()
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await player.tick()
+                do { try await clock.sleep(await player.nextTickDelay) } catch { return }
+            }
+        }
+    }
+}
+
+/// The `noise/*` verbs (SPEC §2).
+enum NoiseCommands {
+    static func add(to router: inout CommandRouter, player: NoisePlayer) {
+        router.add("noise/play", shape: .object(bareValue: "sound")) { arguments in
+            try arguments.allowOnly(["sound", "volume", "sleep_min"])
+            guard let sound = try arguments.string("sound") else {
+                throw CommandError.invalidField("sound", "a sound id or catalog name is required")
+            }
+            return try await player.play(
+                [(sound, nil)], volume: try arguments.int("volume", in: 0...100),
+                sleepMinutes: try arguments.int("sleep_min", in: 0...720))
+        }
+        router.add("noise/add", shape: .object(bareValue: "sound")) { arguments in
+            try arguments.allowOnly(["sound", "volume"])
+            guard let sound = try arguments.string("sound") else {
+                throw CommandError.invalidField("sound", "a sound id or catalog name is required")
+            }
+            return try await player.add(sound, volume: try arguments.int("volume", in: 0...100))
+        }
+        router.add("noise/remove", shape: .object(bareValue: "sound")) { arguments in
+            try arguments.allowOnly(["sound"])
+            guard let sound = try arguments.string("sound") else {
+                throw CommandError.invalidField("sound", "a sound id or catalog name is required")
+            }
+            return try await player.remove(sound)
+        }
+        router.add("noise/stop") { _ in try await player.stop() }
+        router.add("noise/toggle") { _ in try await player.toggle() }
+        router.add("noise/power", shape: .object(bareValue: "state")) { arguments in
+            try arguments.allowOnly(["state"])
+            guard let on = try arguments.bool("state") else { throw CommandError.invalidField("state", "ON or OFF is required") }
+            return try await player.power(on: on)
+        }
+        router.add("noise/volume", shape: .object(bareValue: "volume")) { arguments in
+            try arguments.allowOnly(["volume"])
+            guard let volume = try arguments.int("volume", in: 0...100) else {
+                throw CommandError.invalidField("volume", "a volume from 0 to 100 is required")
+            }
+            return try await player.setVolume(volume)
+        }
+        router.add("noise/sleep", shape: .object(bareValue: "minutes")) { arguments in
+            try arguments.allowOnly(["minutes"])
+            guard let minutes = try arguments.int("minutes", in: 0...720) else {
+                throw CommandError.invalidField("minutes", "minutes from 0 (cancel) to 720 are required")
+            }
+            return try await player.setSleepTimer(minutes: minutes)
+        }
+        router.add("noise/preview", shape: .object(bareValue: "sound")) { arguments in
+            try arguments.allowOnly(["sound"])
+            guard let sound = try arguments.string("sound") else {
+                throw CommandError.invalidField("sound", "a sound id or catalog name is required")
+            }
+            return try await player.preview(sound)
+        }
+    }
+}

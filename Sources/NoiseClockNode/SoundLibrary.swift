@@ -1,0 +1,84 @@
+import Foundation
+import NoiseClockCore
+
+/// The sound catalog with its files: `Resources/sounds.json` (noise), `Resources/alarm-sounds.json`
+/// (alarm tones) and the MP3 files of `sounds.custom_dir` (category `custom`). A sound's file is
+/// always resolved inside its own folder: ids and file names are plain names, and the real path
+/// (symlinks followed) must still be inside the folder.
+public struct SoundLibrary: Sendable {
+    public let catalog: SoundCatalog
+    private let folders: [String: String]
+
+    public init(catalog: SoundCatalog, folders: [String: String]) {
+        self.catalog = catalog
+        self.folders = folders
+    }
+
+    public static let empty = SoundLibrary(catalog: SoundCatalog(sounds: []), folders: [:])
+
+    /// Where the catalogs are: the installed copy beside the binary (`../share/noiseclock`), the
+    /// checkout's `Resources` above a development build, or `Resources` in the working directory.
+    public static func locateResources(
+        executable: String = CommandLine.arguments.first ?? "", workingDirectory: String = FileManager.default.currentDirectoryPath
+    ) -> String? {
+        var candidates: [String] = []
+        var folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        candidates.append(folder.deletingLastPathComponent().appendingPathComponent("share/noiseclock").path)
+        for _ in 0..<6 {
+            candidates.append(folder.appendingPathComponent("Resources").path)
+            folder = folder.deletingLastPathComponent()
+        }
+        candidates.append("\(workingDirectory)/Resources")
+        return candidates.first { FileManager.default.fileExists(atPath: "\($0)/sounds.json") }
+    }
+
+    public static func load(resources: String, customDirectory: String) throws(SoundCatalog.LoadError) -> SoundLibrary {
+        var sounds: [Sound] = []
+        var folders: [String: String] = [:]
+        for (file, kind, folder) in [("sounds.json", Sound.Kind.noise, "sounds"), ("alarm-sounds.json", .alarm, "alarm-sounds")] {
+            let path = "\(resources)/\(file)"
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw SoundCatalog.LoadError(catalog: path, reason: "cannot be read")
+            }
+            for sound in try SoundCatalog.entries(json: Array(data), kind: kind, catalog: path) {
+                guard !sounds.contains(where: { $0.id == sound.id }) else {
+                    throw SoundCatalog.LoadError(catalog: path, reason: "the id \(sound.id) is used twice")
+                }
+                sounds.append(sound)
+                folders[sound.id] = "\(resources)/\(folder)"
+            }
+        }
+        if !customDirectory.isEmpty {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: customDirectory))?.sorted() ?? []
+            for name in names where name.lowercased().hasSuffix(".mp3") && SoundCatalog.isPlainName(name) {
+                let base = String(name.dropLast(4))
+                let id = "custom-" + base.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
+                guard !sounds.contains(where: { $0.id == id }) else { continue }
+                sounds.append(Sound(id: id, name: base, file: name, category: "custom", description: "", kind: .noise))
+                folders[id] = customDirectory
+            }
+        }
+        return SoundLibrary(catalog: SoundCatalog(sounds: sounds), folders: folders)
+    }
+
+    /// The sound a command names (id or catalog name), or `not_found` naming `field`.
+    public func sound(_ reference: String, field: String, kind: Sound.Kind? = nil) throws(CommandError) -> Sound {
+        guard let sound = catalog.sound(named: reference), kind == nil || sound.kind == kind else {
+            throw CommandError(.notFound, "no \(kind.map { "\($0.rawValue) " } ?? "")sound \"\(reference)\"", field: field)
+        }
+        return sound
+    }
+
+    /// The file of `sound`, checked to be inside its folder after following symlinks.
+    public func path(of sound: Sound) throws(CommandError) -> String {
+        guard let folder = folders[sound.id], SoundCatalog.isPlainName(sound.file) else {
+            throw CommandError(.notFound, "sound \"\(sound.id)\" has no file", field: "sound")
+        }
+        let root = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+        let file = URL(fileURLWithPath: "\(folder)/\(sound.file)").resolvingSymlinksInPath().path
+        guard file.hasPrefix(root + "/"), FileManager.default.isReadableFile(atPath: file) else {
+            throw CommandError(.notFound, "the file of sound \"\(sound.id)\" is missing or outside the sound folder", field: "sound")
+        }
+        return file
+    }
+}
