@@ -68,6 +68,7 @@ let package = Package(
             name: "noiseclock",
             dependencies: [
                 "NoiseClockNode",
+                "NoiseClockAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

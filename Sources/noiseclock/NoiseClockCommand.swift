@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NoiseClockAudio
 import NoiseClockCore
 import NoiseClockNode
 
@@ -10,7 +11,7 @@ struct NoiseClockCommand: AsyncParsableCommand {
         commandName: "noiseclock",
         abstract: "A nightstand clock node for a smart home, driven over MQTT.",
         version: NodeStatus.version,
-        subcommands: [Run.self, CheckConfig.self, Ctl.self],
+        subcommands: [Run.self, CheckConfig.self, Sounds.self, Ctl.self],
         defaultSubcommand: Run.self)
 }
 
@@ -79,6 +80,34 @@ struct CheckConfig: AsyncParsableCommand {
         }
         if !loaded.resolved.unknownKeys.isEmpty {
             throw fail("unknown configuration keys: \(loaded.resolved.unknownKeys.joined(separator: ", "))")
+        }
+    }
+}
+
+struct Sounds: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the sound catalog: noise, alarm tones and custom sounds.")
+
+    @OptionGroup var options: ConfigOption
+
+    func run() async throws {
+        let loaded = try options.load()
+        guard let resources = SoundLibrary.locateResources() else {
+            throw fail("sound catalog not found (Resources/sounds.json beside the binary or in the working directory)")
+        }
+        let library: SoundLibrary
+        do {
+            library = try SoundLibrary.load(resources: resources, customDirectory: loaded.configuration.soundsCustomDirectory)
+        } catch {
+            throw fail("\(error)")
+        }
+        let rows = library.catalog.sounds.map { sound -> [String] in
+            let length = (try? library.path(of: sound)).flatMap { try? MP3Decoder(path: $0) }.map { String(format: "%.1f s", $0.duration) }
+            return [sound.id, sound.name, sound.kind == .alarm ? "alarm" : sound.category, sound.file, length ?? "unreadable"]
+        }
+        let header = ["ID", "NAME", "CATEGORY", "FILE", "LENGTH"]
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        for row in [header] + rows {
+            print(zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  "))
         }
     }
 }

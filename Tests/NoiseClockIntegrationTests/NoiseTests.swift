@@ -1,0 +1,136 @@
+import Foundation
+import NoiseClockCore
+import NoiseClockTestSupport
+import Testing
+
+/// 16-bit samples of a raw sink file, and the RMS of a window of it.
+private func samples(_ path: String) -> [Int16] {
+    guard let data = FileManager.default.contents(atPath: path) else { return [] }
+    return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+}
+
+private func rms(_ samples: [Int16], from start: Double, to end: Double) -> Double {
+    let lower = min(samples.count, Int(start * 44_100) * 2), upper = min(samples.count, Int(end * 44_100) * 2)
+    guard upper > lower else { return 0 }
+    let window = samples[lower..<upper]
+    return (window.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(window.count)).squareRoot()
+}
+
+@Suite("Noise through a real Mosquitto into an ALSA file sink")
+struct NoiseTests {
+    func node(_ broker: Broker, sink: String, extra: [String: String] = [:]) throws -> NodeProcess {
+        try NodeProcess(port: broker.port, environment: [
+            "NOISECLOCK_AUDIO_DEVICE": "file:'\(sink)',raw", "NOISECLOCK_AUDIO_FADE_MS": "100",
+        ].merging(extra) { _, new in new })
+    }
+
+    @Test("noise/play plays rain, its level follows noise/volume, noise/stop stops it; B/noise and the events follow")
+    func playVolumeStop() async throws {
+        let directory = try makeTemporaryDirectory("noise")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sink = "\(directory)/out.raw"
+        let broker = try await Broker()
+        let node = try node(broker, sink: sink)
+        let client = try await TestClient(port: broker.port, subscriptions: ["\(node.topics.node)/#"])
+        let process = try node.start()
+        _ = await client.waitFor(node.topics.availability) { $0.text == "online" }
+
+        let played = try await client.request(node.topics, "noise/play", #"{"sound":"Heavy rain","volume":100}"#)
+        #expect(played["status"] == "ok")
+        #expect(played["data"]?["playing"] == true)
+        #expect(played["data"]?["sounds"] == [["id": "heavy-rain-white-noise", "volume": 100]])
+        let state = await client.waitFor(node.topics.noise) { (try? JSONValue.parse($0.payload)["playing"]) == true }
+        #expect(state != nil)
+        #expect(await client.waitFor(node.topics.event) { (try? JSONValue.parse($0.payload)["event"]) == "noise_started" } != nil)
+
+        try await Task.sleep(for: .seconds(1.5))
+        let quieter = try await client.request(node.topics, "noise/volume", "20")
+        #expect(quieter["data"]?["volume"] == 20)
+        try await Task.sleep(for: .seconds(1.5))
+        let stopped = try await client.request(node.topics, "noise/stop")
+        #expect(stopped["data"]?["playing"] == false)
+        #expect(await client.waitFor(node.topics.event) { (try? JSONValue.parse($0.payload)["event"]) == "noise_stopped" } != nil)
+
+        // The sink is complete once the device is drained and closed.
+        #expect(await eventually(timeout: .seconds(5)) { samples(sink).count > 44_100 * 2 * 2 })
+        try await Task.sleep(for: .milliseconds(500))
+        let audio = samples(sink)
+        let loud = rms(audio, from: 0.4, to: 1.2)
+        let soft = rms(audio, from: 2.1, to: 2.8)
+        #expect(loud > 1_000, "rain at volume 100 is not silent")
+        #expect(soft > 10, "rain at volume 20 still plays")
+        // Volume is squared: 100 → 1.0, 20 → 0.04; allow for the timing of the change.
+        #expect(loud > 8 * soft, "loud \(loud), soft \(soft)")
+        // After the stop, the tail of the file is the fade and then silence.
+        #expect(rms(audio, from: Double(audio.count) / 88_200 - 0.05, to: Double(audio.count) / 88_200) < 50)
+
+        process.signal(SIGTERM)
+        #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+        await client.stop()
+    }
+
+    @Test("noise playing when the node is killed plays again when it starts")
+    func resumesAfterCrash() async throws {
+        let directory = try makeTemporaryDirectory("noise-resume")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let broker = try await Broker()
+        let node = try node(broker, sink: "\(directory)/first.raw")
+        let client = try await TestClient(port: broker.port, subscriptions: ["\(node.topics.node)/#"])
+        var process = try node.start()
+        _ = await client.waitFor(node.topics.availability) { $0.text == "online" }
+        _ = try await client.request(node.topics, "noise/play", #"{"sound":"pink-noise","volume":70}"#)
+        _ = try await client.request(node.topics, "noise/add", #"{"sound":"brown-noise","volume":30}"#)
+        process.signal(SIGKILL)
+        _ = await process.waitForExit(timeout: .seconds(3))
+
+        let second = try NodeProcess(
+            port: broker.port, nodeID: node.nodeID, stateDirectory: node.stateDirectory,
+            environment: ["NOISECLOCK_AUDIO_DEVICE": "file:'\(directory)/second.raw',raw", "NOISECLOCK_AUDIO_FADE_MS": "100"])
+        client.clear()
+        process = try second.start()
+        let resumed = try #require(await client.waitFor(node.topics.noise) { (try? JSONValue.parse($0.payload)["playing"]) == true })
+        let mix = try JSONValue.parse(resumed.payload)
+        #expect(mix["sounds"] == [["id": "pink-noise", "volume": 100], ["id": "brown-noise", "volume": 30]])
+        #expect(mix["volume"] == 70)
+        #expect(await eventually(timeout: .seconds(5)) { samples("\(directory)/second.raw").count > 44_100 })
+        process.signal(SIGTERM)
+        _ = await process.waitForExit(timeout: .seconds(3))
+        #expect(rms(samples("\(directory)/second.raw"), from: 0.2, to: 0.6) > 100)
+        await client.stop()
+    }
+
+    @Test("a missing audio device is reported (B/status, audio_error) while commands are still answered")
+    func missingDevice() async throws {
+        let broker = try await Broker()
+        let node = try NodeProcess(port: broker.port, environment: ["NOISECLOCK_AUDIO_DEVICE": "hw:97,0"])
+        let client = try await TestClient(port: broker.port, subscriptions: ["\(node.topics.node)/#"])
+        let process = try node.start()
+        _ = await client.waitFor(node.topics.availability) { $0.text == "online" }
+        let answer = try await client.request(node.topics, "noise/play", "white-noise")
+        #expect(answer["status"] == "ok")
+        #expect(answer["data"]?["playing"] == true)
+        let error = await client.waitFor(node.topics.event) { (try? JSONValue.parse($0.payload)["event"]) == "audio_error" }
+        #expect(error.flatMap { try? JSONValue.parse($0.payload)["device"] } == "hw:97,0")
+        let status = await client.waitFor(node.topics.status) { (try? JSONValue.parse($0.payload)["audio"]?["ok"]) == false }
+        let audio = status.flatMap { try? JSONValue.parse($0.payload)["audio"] }
+        #expect(audio?["error"]?.stringValue?.contains("hw:97,0") == true)
+        #expect(process.isRunning)
+        let stop = try await client.request(node.topics, "noise/stop")
+        #expect(stop["status"] == "ok")
+        process.signal(SIGTERM)
+        #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+        await client.stop()
+    }
+
+    @Test("noiseclock sounds lists both catalogs with their lengths")
+    func soundsCommand() async throws {
+        let result = try await runToEnd(NoiseClockBinary.path, ["sounds", "--config", "/dev/null"])
+        #expect(result.code == 0, "\(result.output)")
+        for id in ["white-noise", "heavy-rain-white-noise", "fan-white-noise-heater", "pink-noise", "brown-noise",
+                   "digital-alarm", "classic-alarm", "beep-alarm", "siren-alarm", "buzzing-alarm"] {
+            let line = result.output.split(separator: "\n").first { $0.hasPrefix(id + " ") }
+            #expect(line != nil, "\(id) missing")
+            #expect(line?.contains(" s") == true && line?.contains("unreadable") == false)
+        }
+    }
+}
