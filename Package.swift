@@ -86,6 +86,7 @@ let package = Package(
                 "NoiseClockNode",
                 "NoiseClockCore",
                 "NoiseClockMQTT",
+                "NoiseClockAudio",
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -9,6 +9,7 @@ packages=(
   libupower-glib-dev                             # battery: UPower's client library (and GLib)
   libmpg123-dev libasound2-dev                   # audio: MP3 decoding, ALSA output
   lame sox                                       # tests and scripts/make-sounds.sh: MP3 encoding, synthesis
+  mpg123 pulseaudio libasound2-plugins alsa-utils # benchmarks: the reference player and a real-time sink
   dbus python3-dbus python3-dbusmock libglib2.0-bin   # tests: a private bus, a mocked UPower, gdbus
   openssl                                        # certificates for the TLS tests
   procps                                         # pgrep/ps for tests and benchmarks

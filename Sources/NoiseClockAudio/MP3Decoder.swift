@@ -18,6 +18,8 @@ public final class MP3Decoder {
         }
         let flags = Int(MPG123_GAPLESS.rawValue | MPG123_QUIET.rawValue | MPG123_FORCE_STEREO.rawValue)
         _ = mpg123_param2(handle, Int32(MPG123_FLAGS.rawValue), flags, 0)
+        // Any other sample rate is resampled by libmpg123's NtoM decoder to the engine's rate.
+        _ = mpg123_param2(handle, Int32(MPG123_FORCE_RATE.rawValue), AudioFormat.sampleRate, 0)
         _ = mpg123_format_none(handle)
         _ = mpg123_format(handle, AudioFormat.sampleRate, Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
         guard mpg123_open(handle, path) == MPG123_OK.rawValue else {

@@ -22,6 +22,30 @@ struct DecoderTests {
         }
     }
 
+    @Test("a 48 kHz stereo file is resampled by libmpg123 to 44.1 kHz: one second stays about one second")
+    func otherRate() async throws {
+        try await withTemporaryDirectory { directory in
+            let raw = "\(directory)/in.raw", file = "\(directory)/48k.mp3"
+            let mono = (0..<48_000).map { Int16(10_000 * sin(2 * .pi * 440 * Double($0) / 48_000)) }
+            let stereo = mono.flatMap { [$0, Int16(Double($0) * 0.5)] }
+            try stereo.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: raw)) }
+            let lame = Process()
+            lame.executableURL = URL(fileURLWithPath: "/usr/bin/lame")
+            lame.arguments = ["--silent", "-r", "-s", "48", "--bitwidth", "16", "--signed", "--little-endian", "-m", "s", "-b", "128", raw, file]
+            try lame.run()
+            lame.waitUntilExit()
+            let decoder = try MP3Decoder(path: file)
+            let samples = try decoder.decodeAll()
+            // libmpg123's resampler is crude and its gapless trimming at another rate approximate: within 3 %.
+            #expect(abs(samples.count / 2 - 44_100) < 1_323, "\(samples.count / 2) frames")
+            let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
+            let right = stride(from: 1, to: samples.count, by: 2).map { samples[$0] }
+            // The right channel was made at half the level of the left: the channels stay apart.
+            let ratio = rms(right[...]) / rms(left[...])
+            #expect(ratio > 0.4 && ratio < 0.6, "right/left \(ratio)")
+        }
+    }
+
     @Test("a file that is not MP3 is an error naming the file")
     func corruptFile() async throws {
         try await withTemporaryDirectory { directory in

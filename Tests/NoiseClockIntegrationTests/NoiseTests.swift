@@ -134,3 +134,53 @@ struct NoiseTests {
         }
     }
 }
+
+@Suite("Noise verbs over MQTT")
+struct NoiseVerbTests {
+    @Test("toggle, power, remove, sleep and preview answer and change B/noise as SPEC §2 says")
+    func verbs() async throws {
+        let directory = try makeTemporaryDirectory("noise-verbs")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let broker = try await Broker()
+        let node = try NodeProcess(port: broker.port, environment: [
+            "NOISECLOCK_AUDIO_DEVICE": "file:'\(directory)/out.raw',raw", "NOISECLOCK_AUDIO_FADE_MS": "100",
+        ])
+        let client = try await TestClient(port: broker.port, subscriptions: ["\(node.topics.node)/#"])
+        let process = try node.start()
+        _ = await client.waitFor(node.topics.availability) { $0.text == "online" }
+
+        // power ON with nothing played before: the catalog's default sound.
+        var answer = try await client.request(node.topics, "noise/power", "ON")
+        #expect(answer["data"]?["sounds"] == [["id": "heavy-rain-white-noise", "volume": 100]])
+        answer = try await client.request(node.topics, "noise/add", #"{"sound":"fan-white-noise-heater","volume":40}"#)
+        #expect(answer["data"]?["sounds"]?.arrayCount == 2)
+        answer = try await client.request(node.topics, "noise/remove", "heavy-rain-white-noise")
+        #expect(answer["data"]?["sounds"] == [["id": "fan-white-noise-heater", "volume": 40]])
+        answer = try await client.request(node.topics, "noise/sleep", "30")
+        let endsAt = try #require(answer["data"]?["sleep_timer_ends_at"]?.stringValue)
+        #expect(endsAt.hasSuffix("+01:00") || endsAt.hasSuffix("+02:00"), "Europe/Berlin offset in \(endsAt)")
+        answer = try await client.request(node.topics, "noise/sleep", #"{"minutes":0}"#)
+        #expect(answer["data"]?["sleep_timer_ends_at"] == .null)
+        answer = try await client.request(node.topics, "noise/preview", "siren-alarm")
+        #expect(answer["data"]?["sound"] == "siren-alarm", "\(answer.serialized)")
+        answer = try await client.request(node.topics, "noise/toggle", "PRESS")
+        #expect(answer["data"]?["playing"] == false)
+        answer = try await client.request(node.topics, "noise/toggle")
+        #expect(answer["data"]?["playing"] == true)
+        #expect(answer["data"]?["sounds"] == [["id": "fan-white-noise-heater", "volume": 40]])
+        answer = try await client.request(node.topics, "noise/power", "OFF")
+        #expect(answer["data"]?["playing"] == false)
+        let last = await client.waitFor(node.topics.noise) { (try? JSONValue.parse($0.payload)["playing"]) == false }
+        #expect(last != nil)
+        process.signal(SIGTERM)
+        #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+        await client.stop()
+    }
+}
+
+extension JSONValue {
+    var arrayCount: Int? {
+        if case .array(let items) = self { return items.count }
+        return nil
+    }
+}

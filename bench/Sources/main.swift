@@ -18,6 +18,8 @@ let idleSeconds = option("--idle-seconds", default: 60)
 let roundTrips = option("--round-trips", default: 2000)
 let burstSize = option("--burst", default: 10_000)
 let startRuns = option("--start-runs", default: 10)
+let noiseSeconds = option("--noise-seconds", default: 60)
+let soakSeconds = option("--soak-seconds", default: 600)
 
 struct Row {
     var what: String
@@ -202,6 +204,71 @@ let startP50 = percentile(startTimes, 50), startMax = startTimes.max() ?? .nan
 rows.append(Row(
     what: "start-up (\(startRuns)×): process start → online + all retained, p50 / max", measured: "\(f(startP50, 1)) / \(f(startMax, 1)) ms",
     baseline: "—", target: "≤ 300 ms", met: startMax <= 300))
+
+// MARK: Noise playback to a real-time sink, beside mpg123 playing the same file to the same sink.
+
+func cpuPercent(of pid: pid_t, over seconds: Int) async throws -> Double {
+    let start = cpuSeconds(pid), began = ContinuousClock.now
+    try await Task.sleep(for: .seconds(seconds))
+    return (cpuSeconds(pid) - start) / (ms(ContinuousClock.now - began) / 1000) * 100
+}
+
+if let pulse = try? await PulseSink() {
+    let rain = "heavy-rain-white-noise"
+    // bench/Sources/main.swift → the checkout's Resources.
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Resources/sounds/\(rain).mp3").path
+
+    let player = try NodeProcess(port: broker.port, environment: pulse.environment.merging(["NOISECLOCK_AUDIO_DEVICE": "pulse"]) { _, b in b })
+    let playing = try player.start(logLevel: "warning")
+    let control = try await Probe(port: broker.port, subscriptions: [player.topics.availability, "\(player.topics.node)/response/#"])
+    _ = await control.next(on: player.topics.availability)
+    func send(_ verb: String, _ payload: String) async -> JSONValue? {
+        control.client.publish(MQTTMessage(topic: player.topics.command(verb), payload: Array(payload.utf8)))
+        return await control.next(on: player.topics.response(verb)).flatMap { try? JSONValue.parse($0.payload) }
+    }
+    _ = await send("noise/play", rain)
+    try await Task.sleep(for: .seconds(3))
+    let oneSound = try await cpuPercent(of: playing.pid, over: noiseSeconds)
+    progress("one sound done")
+    for extra in ["pink-noise", "brown-noise", "fan-white-noise-heater"] { _ = await send("noise/add", extra) }
+    try await Task.sleep(for: .seconds(3))
+    let fourSounds = try await cpuPercent(of: playing.pid, over: noiseSeconds)
+    progress("four sounds done")
+    _ = await send("noise/stop", "")
+
+    let mpg123 = try ChildProcess(
+        "/usr/bin/mpg123", ["-q", "-o", "alsa", "-a", "pulse", "--loop", "-1", file], environment: pulse.environment,
+        logPath: "\(pulse.runtimeDirectory)/mpg123.log")
+    try await Task.sleep(for: .seconds(3))
+    let reference = try await cpuPercent(of: mpg123.pid, over: noiseSeconds)
+    mpg123.signal(SIGKILL)
+    progress("mpg123 done")
+    rows.append(Row(
+        what: "one noise sound, \(noiseSeconds) s, PulseAudio null sink via ALSA `pulse`: CPU", measured: "\(f(oneSound, 3)) %",
+        baseline: "mpg123 --loop -1, same file and sink: \(f(reference, 3)) %", target: "≤ 0.5 × mpg123 (\(f(0.5 * reference, 3)) %)",
+        met: oneSound <= 0.5 * reference))
+    rows.append(Row(
+        what: "four noise sounds mixed, \(noiseSeconds) s: CPU", measured: "\(f(fourSounds, 3)) %",
+        baseline: "mpg123 \(f(reference, 3)) %", target: "≤ 1.0 × mpg123", met: fourSounds <= reference))
+
+    if soakSeconds > 0 {
+        _ = await send("noise/play", rain)
+        try await Task.sleep(for: .seconds(soakSeconds))
+        let status = await send("ping", "")
+        let xruns = status?.objectValue?["data"]?.objectValue?["audio"]?.objectValue?["xruns"]?.intValue ?? -1
+        let ok = status?.objectValue?["data"]?.objectValue?["audio"]?.objectValue?["ok"]?.boolValue ?? false
+        _ = await send("noise/stop", "")
+        rows.append(Row(
+            what: "real-time playback, \(soakSeconds) s: underruns", measured: "\(xruns) (device ok: \(ok))", baseline: "—",
+            target: "0", met: xruns == 0 && ok))
+        progress("soak done")
+    }
+    playing.signal(SIGTERM)
+    _ = await playing.waitForExit(timeout: .seconds(3))
+} else {
+    progress("pulseaudio did not start; noise rows skipped")
+}
 
 // MARK: Report
 
