@@ -56,7 +56,7 @@ public actor NoisePlayer {
         output.update { mixer in
             for old in previous where !layers.contains(where: { $0.id == old.id }) { mixer.fadeOut(Self.input(old.id), overFrames: fadeFrames) }
             for (layer, source) in sources {
-                mixer.add(Self.input(layer.id), source: source, gain: gain(layer), fadeInFrames: fadeFrames)
+                place(layer, source: source, in: &mixer)
             }
         }
         mix.layers = layers
@@ -72,7 +72,7 @@ public actor NoisePlayer {
         let layer = NoiseMix.Layer(id: sound.id, volume: volume ?? mix.layers.first { $0.id == sound.id }?.volume ?? 100)
         let source = try source(for: sound.id)
         let wasPlaying = mix.playing
-        output.update { $0.add(Self.input(layer.id), source: source, gain: gain(layer), fadeInFrames: fadeFrames) }
+        output.update { place(layer, source: source, in: &$0) }
         mix.layers.removeAll { $0.id == layer.id }
         mix.layers.append(layer)
         if !wasPlaying {
@@ -135,10 +135,13 @@ public actor NoisePlayer {
     public func setVolume(_ volume: Int) throws(CommandError) -> JSONValue {
         mix.volume = volume
         let layers = mix.layers
-        // Smoothed: a fifth of a second, so a slider dragged in Home Assistant never clicks.
+        // Smoothed: a fifth of a second, so a slider dragged in Home Assistant never clicks. In the
+        // sleep timer's last minute the fade to silence goes on; the new volume applies next time.
         let frames = AudioFormat.frames(milliseconds: 200)
-        output.update { mixer in
-            for layer in layers { mixer.setGain(Self.input(layer.id), to: gain(layer), overFrames: frames) }
+        if !sleepFadeStarted {
+            output.update { mixer in
+                for layer in layers { mixer.setGain(Self.input(layer.id), to: gain(layer), overFrames: frames) }
+            }
         }
         try changed(event: nil)
         return current
@@ -225,7 +228,8 @@ public actor NoisePlayer {
     /// Plays again what was playing when the node stopped (unless its sleep timer has run out).
     public func resume() {
         guard case .value(let value) = store.load(Self.documentName), let stored = NoiseMix(stored: value) else { return }
-        lastLayers = stored.layers
+        lastLayers = NoiseMix(stored: ["playing": false, "volume": 0, "sounds": value.objectValue?["last"] ?? []])?.layers ?? []
+        if lastLayers.isEmpty { lastLayers = stored.layers }
         mix.volume = stored.volume
         let expired = stored.sleepTimerEndsAt.map { $0 <= publisher.clock.now().timeIntervalSince1970 } ?? false
         guard stored.playing, !stored.layers.isEmpty, !expired else {
@@ -233,9 +237,9 @@ public actor NoisePlayer {
             return
         }
         do {
-            _ = try play(stored.layers.map { ($0.id, $0.volume) }, volume: stored.volume, sleepMinutes: nil)
+            // The timer first: `play` stores the mix, timer included.
             mix.sleepTimerEndsAt = stored.sleepTimerEndsAt
-            publishState()
+            _ = try play(stored.layers.map { ($0.id, $0.volume) }, volume: stored.volume, sleepMinutes: nil)
             logger.info("noise resumed", metadata: ["sounds": "\(stored.layers.map(\.id))"])
         } catch {
             logger.warning("stored noise could not be resumed", metadata: ["error": "\(error)"])
@@ -256,7 +260,20 @@ public actor NoisePlayer {
 
     static func input(_ id: String) -> String { "noise:\(id)" }
 
-    private func gain(_ layer: NoiseMix.Layer) -> Float { Volume.gain(layer.volume) * Volume.gain(mix.volume) }
+    /// Noise is silent while an alarm tone plays; it comes back when the alarm ends.
+    private func gain(_ layer: NoiseMix.Layer) -> Float {
+        alarmPlaying ? 0 : Volume.gain(layer.volume) * Volume.gain(mix.volume)
+    }
+
+    /// A sound already in the mix (even fading out) glides to its new gain and plays on; a new one
+    /// fades in from the start of its file. Restarting a playing sound would be a click.
+    private func place(_ layer: NoiseMix.Layer, source: @autoclosure () -> SampleSource, in mixer: inout Mixer) {
+        if mixer.ids.contains(Self.input(layer.id)) {
+            mixer.setGain(Self.input(layer.id), to: gain(layer), overFrames: AudioFormat.frames(milliseconds: 200))
+        } else {
+            mixer.add(Self.input(layer.id), source: source(), gain: gain(layer), fadeInFrames: fadeFrames)
+        }
+    }
 
     private func restoreGains() {
         guard mix.playing, !alarmPlaying else { return }
@@ -285,8 +302,11 @@ public actor NoisePlayer {
 
     /// Stores the mix (before anything is answered ok), publishes `B/noise` and the event.
     private func changed(event: (String, [String: JSONValue])?) throws(CommandError) {
+        // The last mix too, so toggle and power ON after a restart play what was last chosen.
+        var document = mix.stored.objectValue ?? [:]
+        document["last"] = .array(lastLayers.map { ["id": .string($0.id), "volume": .number(Double($0.volume))] })
         do {
-            try store.save(Self.documentName, mix.stored)
+            try store.save(Self.documentName, .object(document))
         } catch {
             logger.error("the noise mix could not be stored", metadata: ["error": "\(error)"])
         }

@@ -4,8 +4,11 @@ import Testing
 
 @Suite("ALSA output")
 struct OutputTests {
-    @Test("a file played twice through ALSA is its decoded samples twice, sample for sample (gapless)")
-    func gaplessLoop() async throws {
+    @Test("a file played twice through ALSA is its decoded samples twice, sample for sample (gapless)", arguments: [
+        LoopingDecoderSource.cacheLimitSeconds,  // the second pass from memory
+        0,  // a long file: every pass decoded afresh
+    ])
+    func gaplessLoop(cacheLimit: Double) async throws {
         try await withTemporaryDirectory { directory in
             let file = "\(directory)/tone.mp3"
             // 0.73 s of a 440 Hz tone: the loop point is mid-cycle, where a gap or an overlap shows.
@@ -15,7 +18,7 @@ struct OutputTests {
             let engine = AudioEngine(device: "file:'\(sink)',raw", logger: quietLogger())
             engine.start()
             defer { engine.stop() }
-            let source = LoopingDecoderSource(decoder: try MP3Decoder(path: file), loops: 2)
+            let source = LoopingDecoderSource(decoder: try MP3Decoder(path: file), loops: 2, cacheLimitSeconds: cacheLimit)
             engine.update { $0.add("tone", source: source, gain: 1, fadeInFrames: 0, immediate: true) }
             #expect(await eventually { !engine.isPlaying && engine.framesWritten > 0 })
             // The device is drained and closed once nothing plays.
