@@ -1,7 +1,7 @@
 # NoiseClock. `make run` and `make test` install the Debian packages they need when missing.
 SWIFT ?= swift
 
-.PHONY: all deps build run test unit integration bench release clean
+.PHONY: all deps build run test unit integration bench release sounds clean
 
 all: build
 
@@ -21,7 +21,7 @@ test: deps
 
 unit: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter 'NoiseClockCoreTests|NoiseClockNodeTests'
+	$(SWIFT) test --skip-build --filter 'NoiseClockCoreTests|NoiseClockNodeTests|NoiseClockPowerTests|NoiseClockAudioTests'
 
 integration: deps
 	$(SWIFT) build --build-tests
@@ -32,6 +32,10 @@ release: deps
 
 bench: release
 	bash bench/run.sh
+
+# Regenerates Resources/sounds and Resources/alarm-sounds (sox + lame) and their catalogs.
+sounds: deps
+	bash scripts/make-sounds.sh
 
 clean:
 	rm -rf .build run

@@ -23,12 +23,12 @@ public struct AudioStatus: Sendable, Hashable {
 /// The software mixer playing to one ALSA device, on a thread of its own.
 ///
 /// The device is opened when something plays and closed (after draining) when nothing does, so an
-/// idle node uses no CPU for audio and leaves the card free. Periods of 50 ms in a buffer of about
-/// 200 ms: few wake-ups, yet a volume change is heard within a fifth of a second. When the device
+/// idle node uses no CPU for audio and leaves the card free. Periods of 100 ms in a buffer of about
+/// 400 ms: ten wake-ups a second, yet a volume change is heard within half a second. When the device
 /// cannot be opened or fails, the engine reports it and tries again every `retryInterval`.
 public final class AudioEngine: Sendable {
-    public static let periodFrames = AudioFormat.frames(milliseconds: 50)
-    public static let bufferMicroseconds: UInt32 = 200_000
+    public static let periodFrames = AudioFormat.frames(milliseconds: 100)
+    public static let bufferMicroseconds: UInt32 = 400_000
 
     public let device: String
     /// An ALSA configuration file read (again) at every open, defining `device`; nil for the system's.

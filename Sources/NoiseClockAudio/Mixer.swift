@@ -117,33 +117,48 @@ public struct Mixer {
         let samples = frames * AudioFormat.channels
         if accumulator.count < samples { accumulator = [Int32](repeating: 0, count: samples) }
         if scratch.count < samples { scratch = [Int16](repeating: 0, count: samples) }
-        for i in 0..<samples { accumulator[i] = 0 }
 
+        // This runs 20 times a second for as long as noise plays: pointers, not checked array
+        // subscripts, and no per-sample work for a gain that is settled at 1.
         var ended: [String] = []
-        for input in inputs {
-            let produced = scratch.withUnsafeMutableBufferPointer { buffer in
-                input.source.render(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<samples]))
-            }
-            for frame in 0..<frames {
-                let gain = input.gain.advance()
-                guard frame < produced else { continue }
-                let base = frame * AudioFormat.channels
-                for channel in 0..<AudioFormat.channels {
-                    accumulator[base + channel] += Int32((Float(scratch[base + channel]) * gain).rounded())
+        accumulator.withUnsafeMutableBufferPointer { sum in
+            for i in 0..<samples { sum[i] = 0 }
+            scratch.withUnsafeMutableBufferPointer { buffer in
+                let part = UnsafeMutableBufferPointer(rebasing: buffer[0..<samples])
+                for input in inputs {
+                    let produced = input.source.render(into: part)
+                    let count = produced * AudioFormat.channels
+                    if input.gain.isSettled {
+                        let gain = input.gain.current
+                        if gain == 1 {
+                            for i in 0..<count { sum[i] &+= Int32(part[i]) }
+                        } else if gain != 0 {
+                            for i in 0..<count { sum[i] &+= Int32((Float(part[i]) * gain).rounded()) }
+                        }
+                    } else {
+                        for frame in 0..<frames {
+                            let gain = input.gain.advance()
+                            guard frame < produced else { continue }
+                            let base = frame * AudioFormat.channels
+                            sum[base] &+= Int32((Float(part[base]) * gain).rounded())
+                            sum[base + 1] &+= Int32((Float(part[base + 1]) * gain).rounded())
+                        }
+                    }
+                    if produced < frames || (input.removeWhenSilent && input.gain.current == 0) { ended.append(input.id) }
                 }
             }
-            if produced < frames || (input.removeWhenSilent && input.gain.current == 0) { ended.append(input.id) }
-        }
-        if !ended.isEmpty { inputs.removeAll { ended.contains($0.id) } }
-
-        for frame in 0..<frames {
-            let gain = master.advance()
-            let base = frame * AudioFormat.channels
-            for channel in 0..<AudioFormat.channels {
-                let value = gain == 1 ? accumulator[base + channel] : Int32((Float(accumulator[base + channel]) * gain).rounded())
-                output[base + channel] = Int16(clamping: value)
+            if master.isSettled && master.current == 1 {
+                for i in 0..<samples { output[i] = Int16(clamping: sum[i]) }
+            } else {
+                for frame in 0..<frames {
+                    let gain = master.advance()
+                    let base = frame * AudioFormat.channels
+                    output[base] = Int16(clamping: Int32((Float(sum[base]) * gain).rounded()))
+                    output[base + 1] = Int16(clamping: Int32((Float(sum[base + 1]) * gain).rounded()))
+                }
             }
         }
+        if !ended.isEmpty { inputs.removeAll { ended.contains($0.id) } }
     }
 }
 
