@@ -23,12 +23,13 @@ public struct AudioStatus: Sendable, Hashable {
 /// The software mixer playing to one ALSA device, on a thread of its own.
 ///
 /// The device is opened when something plays and closed (after draining) when nothing does, so an
-/// idle node uses no CPU for audio and leaves the card free. Periods of 100 ms in a buffer of about
-/// 400 ms: ten wake-ups a second, yet a volume change is heard within half a second. When the device
+/// idle node uses no CPU for audio and leaves the card free. Periods of 250 ms in a buffer of about
+/// 500 ms: four writes a second (each write through a sound server costs more than the mixing),
+/// yet a volume change or a dismissed alarm is heard within half a second. When the device
 /// cannot be opened or fails, the engine reports it and tries again every `retryInterval`.
 public final class AudioEngine: Sendable {
-    public static let periodFrames = AudioFormat.frames(milliseconds: 100)
-    public static let bufferMicroseconds: UInt32 = 400_000
+    public static let periodFrames = AudioFormat.frames(milliseconds: 250)
+    public static let bufferMicroseconds: UInt32 = 500_000
 
     public let device: String
     /// An ALSA configuration file read (again) at every open, defining `device`; nil for the system's.

@@ -133,7 +133,9 @@ public struct Mixer {
                         if gain == 1 {
                             for i in 0..<count { sum[i] &+= Int32(part[i]) }
                         } else if gain != 0 {
-                            for i in 0..<count { sum[i] &+= Int32((Float(part[i]) * gain).rounded()) }
+                            // Fixed point (Q15), rounded to nearest: no float per sample.
+                            let q15 = Int32((gain * 32_768).rounded())
+                            for i in 0..<count { sum[i] &+= (Int32(part[i]) &* q15 &+ 16_384) >> 15 }
                         }
                     } else {
                         for frame in 0..<frames {

@@ -20,11 +20,11 @@ struct OutputTests {
             defer { engine.stop() }
             let source = LoopingDecoderSource(decoder: try MP3Decoder(path: file), loops: 2, cacheLimitSeconds: cacheLimit)
             engine.update { $0.add("tone", source: source, gain: 1, fadeInFrames: 0, immediate: true) }
-            #expect(await eventually { !engine.isPlaying && engine.framesWritten > 0 })
-            // The device is drained and closed once nothing plays.
-            try await Task.sleep(for: .milliseconds(200))
-            let played = samples(inFile: sink)
             let expected = decoded + decoded
+            #expect(await eventually { !engine.isPlaying && engine.framesWritten > 0 })
+            // The device is drained and closed (the sink file complete) shortly after nothing plays.
+            #expect(await eventually { samples(inFile: sink).count >= expected.count })
+            let played = samples(inFile: sink)
             #expect(played.count >= expected.count)
             let mismatch = zip(played, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
             #expect(mismatch == nil, "first difference at sample \(mismatch ?? -1) of \(expected.count); loop point \(decoded.count)")

@@ -56,8 +56,8 @@ struct NoiseTests {
         try await Task.sleep(for: .milliseconds(500))
         let audio = samples(sink)
         let loud = rms(audio, from: 0.4, to: 1.2)
-        // The sink runs up to a buffer (0.4 s) and a period ahead of the wall clock, and a volume
-        // change glides over 0.2 s: the change sent at 1.5 s is complete in the file by about 2.2 s.
+        // The sink runs up to a buffer (0.5 s) and a period ahead of the wall clock, and a volume
+        // change glides over 0.2 s: the change sent at 1.5 s is complete in the file by about 2.5 s.
         let soft = rms(audio, from: 2.6, to: 3.3)
         #expect(loud > 1_000, "rain at volume 100 is not silent")
         #expect(soft > 10, "rain at volume 20 still plays")

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 
 /// A child process started with posix_spawn and a clean signal mask. (Foundation's Process hands
 /// children of `swift test` a mask in which SIGTERM is blocked, so a clean-stop test could not work.)
@@ -103,22 +104,30 @@ public func makeTemporaryDirectory(_ prefix: String) throws -> String {
     return path
 }
 
-/// A TCP port on 127.0.0.1 that was free a moment ago.
+private let handedOutPorts = Mutex<Set<Int>>([])
+
+/// A TCP port on 127.0.0.1 that was free a moment ago, never the same twice in one run, and below
+/// the kernel's ephemeral range (32768-60999), so no client connection can take it before the
+/// broker binds it.
 public func freeLoopbackPort() -> Int {
+    while true {
+        let port = Int.random(in: 20_000..<32_000)
+        let fresh = handedOutPorts.withLock { $0.insert(port).inserted }
+        if fresh && canBind(port) { return port }
+    }
+}
+
+private func canBind(_ port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
+    address.sin_port = UInt16(port).bigEndian
+    let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    return withUnsafeMutablePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
+    } == 0
 }
 
 /// Polls `condition` until it holds or `timeout` passes.
