@@ -61,19 +61,6 @@ struct BatteryServiceTests {
         await task.value
     }
 
-    /// Waits until the service sleeps on the test clock, so that advancing it wakes the service.
-    private func waitUntilSleeping() async throws {
-        let sleeping = await eventually {
-            do {
-                try await testClock.checkSuspension()
-                return false
-            } catch {
-                return true
-            }
-        }
-        try #require(sleeping, "the battery service never went to sleep on the test clock")
-    }
-
     /// Waits until `count` messages are on `topic`, and returns them.
     @discardableResult
     private func waitFor(_ count: Int, on topic: String) async -> [MQTTMessage] {
@@ -211,15 +198,15 @@ struct BatteryServiceTests {
             source.push(Self.discharging(64, timeToEmpty: 3600))
             await waitFor(1, on: topics.battery)
 
-            try await waitUntilSleeping()
+            try await testClock.waitUntilSleeping("the battery service")
             await testClock.advance(by: .seconds(299))
-            try await waitUntilSleeping()
+            try await testClock.waitUntilSleeping("the battery service")
             #expect(transport.published(on: topics.battery).count == 1)
 
             await testClock.advance(by: .seconds(1))
             await waitFor(2, on: topics.battery)
 
-            try await waitUntilSleeping()
+            try await testClock.waitUntilSleeping("the battery service")
             await testClock.advance(by: .seconds(300))
             await waitFor(3, on: topics.battery)
         }
@@ -236,9 +223,9 @@ struct BatteryServiceTests {
     @Test("a refresh before any reading publishes nothing")
     func refreshBeforeReading() async throws {
         try await running {
-            try await waitUntilSleeping()
+            try await testClock.waitUntilSleeping("the battery service")
             await testClock.advance(by: .seconds(300))
-            try await waitUntilSleeping()
+            try await testClock.waitUntilSleeping("the battery service")
             // Then a reading: it is the only battery message.
             source.push(Self.discharging(50))
             await waitFor(1, on: topics.battery)
@@ -252,7 +239,7 @@ struct BatteryServiceTests {
         try await running {
             source.push(Self.discharging(10))
             await waitFor(1, on: topics.event)
-            try await waitUntilSleeping()
+            try await testClock.waitUntilSleeping("the battery service")
             await testClock.advance(by: .seconds(300))
             await waitFor(2, on: topics.battery)
             // A changed reading after the refresh proves the refresh was fully handled.

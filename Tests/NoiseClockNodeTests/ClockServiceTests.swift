@@ -33,19 +33,6 @@ struct ClockServiceTests {
         _ = await task.result
     }
 
-    /// Waits until the service sleeps on the test clock, so that advancing it wakes the service.
-    private func waitUntilSleeping() async throws {
-        let sleeping = await eventually {
-            do {
-                try await testClock.checkSuspension()
-                return false
-            } catch {
-                return true
-            }
-        }
-        try #require(sleeping, "the clock service never went to sleep on the test clock")
-    }
-
     private var clockStates: [JSONValue] {
         transport.published(on: "noiseclock/kitchen/clock").compactMap(\.json)
     }
@@ -60,7 +47,7 @@ struct ClockServiceTests {
             #expect(clockStates.map { $0["time"] } == ["07:04"])
             #expect(transport.published.first?.retain == true)
 
-            try await waitUntilSleeping()
+            try await testClock.waitUntilSleeping("the clock service")
             await testClock.advance(by: .milliseconds(500))
             await transport.waitForPublished(count: 2)
         }
@@ -89,10 +76,10 @@ struct ClockServiceTests {
         try await running(publisher(clock: clock, settings: ClockSettings(timezone: "UTC"))) {
             await transport.waitForPublished(count: 1)
             for _ in 0..<49 {
-                try await waitUntilSleeping()
+                try await testClock.waitUntilSleeping("the clock service")
                 await testClock.advance(by: .seconds(1))
             }
-            try await waitUntilSleeping()
+            try await testClock.waitUntilSleeping("the clock service")
             // 07:04:59: still the same minute.
             #expect(transport.published.count == 1)
 
@@ -116,7 +103,7 @@ struct ClockServiceTests {
         try await running(publisher(clock: clock, settings: settings)) {
             for count in 1...3 {
                 await transport.waitForPublished(count: count)
-                try await waitUntilSleeping()
+                try await testClock.waitUntilSleeping("the clock service")
                 #expect(transport.published.count == count)
                 if count < 3 { await testClock.advance(by: .seconds(1)) }
             }
@@ -137,7 +124,7 @@ struct ClockServiceTests {
 
         try await running(publisher(clock: clock, settings: settings)) {
             await transport.waitForPublished(count: 1)
-            try await waitUntilSleeping()
+            try await testClock.waitUntilSleeping("the clock service")
             await testClock.advance(by: .seconds(1))
             await transport.waitForPublished(count: 2)
         }
@@ -157,12 +144,12 @@ struct ClockServiceTests {
         try await running(publisher(clock: clock, settings: ClockSettings(timezone: "UTC"))) {
             await transport.waitForPublished(count: 1)
 
-            try await waitUntilSleeping()
+            try await testClock.waitUntilSleeping("the clock service")
             now.withLock { $0 = instant(2026, 3, 10, 9, 30, 10) }
             await testClock.advance(by: .seconds(1))
             await transport.waitForPublished(count: 2)
 
-            try await waitUntilSleeping()
+            try await testClock.waitUntilSleeping("the clock service")
             now.withLock { $0 = instant(2026, 3, 9, 23, 59, 30) }
             await testClock.advance(by: .seconds(1))
             await transport.waitForPublished(count: 3)
@@ -183,7 +170,7 @@ struct ClockServiceTests {
 
         try await running(publisher) {
             await transport.waitForPublished(count: 1)
-            try await waitUntilSleeping()
+            try await testClock.waitUntilSleeping("the clock service")
             _ = try publisher.settings.change(SettingsPatch(timeFormat: .twelveHour))
             await testClock.advance(by: .seconds(1))
             await transport.waitForPublished(count: 2)
@@ -201,7 +188,7 @@ struct ClockServiceTests {
 
         try await running(publisher(clock: clock, settings: ClockSettings(timezone: "Europe/Berlin"))) {
             await transport.waitForPublished(count: 1)
-            try await waitUntilSleeping()
+            try await testClock.waitUntilSleeping("the clock service")
             await testClock.advance(by: .seconds(1))
             await transport.waitForPublished(count: 2)
         }

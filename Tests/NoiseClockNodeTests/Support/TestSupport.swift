@@ -1,7 +1,9 @@
+import Clocks
 import Foundation
 import Logging
 import NoiseClockCore
 import Synchronization
+import Testing
 
 @testable import NoiseClockNode
 
@@ -178,4 +180,20 @@ func makeConfiguration(_ file: [String: String] = [:]) throws -> Configuration {
 /// A clock that never moves on its own and never sleeps for real.
 func frozenClock(at now: Date, zone: TimeZone = utc) -> NodeClock {
     NodeClock(now: { now }, sleep: { _ in try await Task.sleep(for: .seconds(3600)) }, systemTimeZone: { zone })
+}
+
+
+extension TestClock where Duration == Swift.Duration {
+    /// Waits until something sleeps on this clock, so that advancing it wakes that sleeper.
+    func waitUntilSleeping(_ who: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let sleeping = await eventually {
+            do {
+                try await checkSuspension()
+                return false
+            } catch {
+                return true
+            }
+        }
+        try #require(sleeping, "\(who) never went to sleep on the test clock", sourceLocation: sourceLocation)
+    }
 }
