@@ -88,7 +88,10 @@ public struct Node: Sendable {
             configuration: configuration, transport: client, store: store, clock: .live, battery: battery, audio: engine,
             sounds: sounds, logger: logger)
         relay.publisher = node.publisher
-        // Queue every retained state before connecting, so they go out right behind `online`.
+        // Subscribe before connecting: the client then sends the subscriptions ahead of `online`,
+        // so a command sent the moment `online` is seen is never lost. Then queue every retained
+        // state, so they go out right behind `online`.
+        client.subscribe(configuration.topics.commandFilters)
         node.publisher.publishAll()
         logger.info(
             "starting",

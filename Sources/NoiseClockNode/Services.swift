@@ -37,6 +37,7 @@ public struct CommandService: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
+        // Usually done already before connecting (see `Node.run`); subscribing twice is a no-op.
         transport.subscribe(topics.commandFilters)
         for await message in transport.messages.cancelOnGracefulShutdown() {
             await transport.waitForRoom()

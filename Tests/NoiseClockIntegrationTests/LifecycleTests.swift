@@ -96,4 +96,22 @@ struct LifecycleTests {
         _ = await process.waitForExit(timeout: .seconds(3))
         await sender.stop()
     }
+
+    @Test("a command sent the moment online is seen is answered (subscriptions go out before online)")
+    func commandRightAfterOnline() async throws {
+        let broker = try await Broker()
+        let node = try NodeProcess(port: broker.port)
+        let client = try await TestClient(port: broker.port, subscriptions: [node.topics.availability, node.topics.response("ping")])
+        for attempt in 1...5 {
+            client.clear()
+            let process = try node.start()
+            _ = await client.waitFor(node.topics.availability, timeout: .seconds(10)) { $0.text == "online" && !$0.retain }
+            client.publish(node.topics.command("ping"), "")
+            let answer = await client.waitFor(node.topics.response("ping"), timeout: .seconds(3))
+            #expect(answer != nil, "attempt \(attempt): the ping sent right after online was lost")
+            process.signal(SIGTERM)
+            _ = await process.waitForExit(timeout: .seconds(3))
+        }
+        await client.stop()
+    }
 }

@@ -49,6 +49,9 @@ final class Probe: @unchecked Sendable {
     let client: MQTTClient
     var iterator: AsyncStream<MQTTMessage>.AsyncIterator
 
+    /// A topic of this probe's own: publishing to it wakes a `next` that waits for nothing.
+    let wakeTopic = "bench/wake/\(UUID().uuidString.prefix(8))"
+
     init(port: Int, subscriptions: [String]) async throws {
         var logger = Logger(label: "bench")
         logger.logLevel = .error
@@ -57,13 +60,19 @@ final class Probe: @unchecked Sendable {
                 port: port, clientID: "bench-\(UUID().uuidString.prefix(8))", queueLimit: 100_000, inFlightLimit: 1000),
             logger: logger)
         iterator = client.messages.makeAsyncIterator()
-        client.subscribe(subscriptions)
+        client.subscribe(subscriptions + [wakeTopic])
         client.start()
         for await event in client.events where event == .subscribed { break }
     }
 
     func next(on topic: String, timeout: Duration = .seconds(10)) async -> MQTTMessage? {
         let deadline = ContinuousClock.now + timeout
+        let (client, wake) = (self.client, wakeTopic)
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            client.publish(MQTTMessage(topic: wake, payload: []))
+        }
+        defer { watchdog.cancel() }
         while ContinuousClock.now < deadline {
             guard let message = await iterator.next() else { return nil }
             if message.topic == topic { return message }
