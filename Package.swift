@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // Pure domain: commands, settings, clock formatting, configuration schema, topics. No I/O.
@@ -74,7 +75,10 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "NoiseClockCoreTests", dependencies: ["NoiseClockCore"]),
+        .testTarget(
+            name: "NoiseClockCoreTests",
+            dependencies: ["NoiseClockCore", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(
             name: "NoiseClockAudioTests",
             dependencies: ["NoiseClockAudio", .product(name: "Logging", package: "swift-log")]

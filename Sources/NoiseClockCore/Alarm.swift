@@ -1,0 +1,206 @@
+import Foundation
+
+/// A day of the week as alarms name it (`mon` … `sun`).
+public enum Weekday: String, Sendable, Hashable, CaseIterable, Comparable {
+    case mon, tue, wed, thu, fri, sat, sun
+
+    /// Foundation's weekday number (Sunday 1 … Saturday 7).
+    public var calendarWeekday: Int {
+        switch self {
+        case .sun: 1
+        case .mon: 2
+        case .tue: 3
+        case .wed: 4
+        case .thu: 5
+        case .fri: 6
+        case .sat: 7
+        }
+    }
+
+    public init?(calendarWeekday: Int) {
+        guard let day = Self.allCases.first(where: { $0.calendarWeekday == calendarWeekday }) else { return nil }
+        self = day
+    }
+
+    public static func < (a: Weekday, b: Weekday) -> Bool {
+        allCases.firstIndex(of: a) ?? 0 < allCases.firstIndex(of: b) ?? 0
+    }
+}
+
+/// A wall-clock time of day, `HH:MM`.
+public struct AlarmTime: Sendable, Hashable, CustomStringConvertible {
+    public var hour: Int
+    public var minute: Int
+
+    public init?(hour: Int, minute: Int) {
+        guard (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        self.hour = hour
+        self.minute = minute
+    }
+
+    /// `07:30` or `7:30`; nothing else.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
+              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let hour = Int(parts[0]), let minute = Int(parts[1])
+        else { return nil }
+        self.init(hour: hour, minute: minute)
+    }
+
+    public var description: String { (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)" }
+}
+
+/// An alarm (SPEC §3). Times are local to `clock.timezone`.
+public struct Alarm: Sendable, Hashable, Identifiable {
+    public static let snoozeChoices: Set<Int> = [5, 7, 8, 9, 10, 15, 20]
+    public static let maximumCount = 100
+    public static let maximumLabelLength = 64
+
+    public var id: String
+    public var time: AlarmTime
+    /// Empty: a one-shot alarm.
+    public var days: Set<Weekday>
+    public var label: String
+    public var enabled: Bool
+    public var sound: String
+    public var volume: Int
+    public var snoozeMinutes: Int
+    public var fadeInSeconds: Int
+    public var ringTimeoutMinutes: Int
+    /// The local date (`YYYY-MM-DD`) of an occurrence to skip, or nil.
+    public var skipNext: String?
+
+    public init(
+        id: String, time: AlarmTime, days: Set<Weekday> = [], label: String = "Alarm", enabled: Bool = true,
+        sound: String, volume: Int = 80, snoozeMinutes: Int = 9, fadeInSeconds: Int = 30, ringTimeoutMinutes: Int = 10,
+        skipNext: String? = nil
+    ) {
+        self.id = id
+        self.time = time
+        self.days = days
+        self.label = label
+        self.enabled = enabled
+        self.sound = sound
+        self.volume = volume
+        self.snoozeMinutes = snoozeMinutes
+        self.fadeInSeconds = fadeInSeconds
+        self.ringTimeoutMinutes = ringTimeoutMinutes
+        self.skipNext = skipNext
+    }
+
+    public var isOneShot: Bool { days.isEmpty }
+
+    /// The alarm object of SPEC §3, with its next fire time (ISO with offset) when it has one.
+    public func json(nextFire: String?) -> JSONValue {
+        [
+            "id": .string(id), "time": .string(time.description), "days": .array(days.sorted().map { .string($0.rawValue) }),
+            "label": .string(label), "enabled": .bool(enabled), "sound": .string(sound),
+            "volume": .number(Double(volume)), "snooze_min": .number(Double(snoozeMinutes)),
+            "fade_in_s": .number(Double(fadeInSeconds)), "ring_timeout_min": .number(Double(ringTimeoutMinutes)),
+            "skip_next": skipNext.map { .string($0) } ?? .null, "next_fire": nextFire.map { .string($0) } ?? .null,
+        ]
+    }
+
+    /// The fields an `alarm/add` or `alarm/update` may set, each checked and named on error.
+    public static let fields: Set<String> = [
+        "time", "label", "days", "enabled", "sound", "volume", "snooze_min", "fade_in_s", "ring_timeout_min",
+    ]
+
+    /// Applies the fields present in `arguments` to `self`; every value is checked before any is
+    /// applied, and `sound` only for form (the node checks it against the catalog).
+    public func updated(with arguments: CommandArguments) throws(CommandError) -> Alarm {
+        var copy = self
+        if let text = try arguments.string("time") {
+            guard let time = AlarmTime(text) else { throw .invalidField("time", "must be HH:MM (00:00 to 23:59), not \"\(text)\"") }
+            copy.time = time
+        }
+        if let label = try arguments.string("label") {
+            guard !label.isEmpty, label.count <= Self.maximumLabelLength else {
+                throw .invalidField("label", "must be 1 to \(Self.maximumLabelLength) characters")
+            }
+            copy.label = label
+        }
+        if let value = arguments.values["days"] {
+            guard case .array(let items) = value else { throw .invalidField("days", "must be a list such as [\"mon\",\"fri\"]") }
+            var days: Set<Weekday> = []
+            for item in items {
+                guard let name = item.stringValue, let day = Weekday(rawValue: name.lowercased()) else {
+                    throw .invalidField("days", "days are mon, tue, wed, thu, fri, sat, sun; not \(item.serialized)")
+                }
+                days.insert(day)
+            }
+            copy.days = days
+        }
+        if let enabled = try arguments.bool("enabled") { copy.enabled = enabled }
+        if let sound = try arguments.string("sound") {
+            guard !sound.isEmpty else { throw .invalidField("sound", "must name an alarm tone") }
+            copy.sound = sound
+        }
+        if let volume = try arguments.int("volume", in: 0...100) { copy.volume = volume }
+        if let snooze = try arguments.int("snooze_min", in: 1...60) {
+            guard Self.snoozeChoices.contains(snooze) else {
+                throw .invalidField("snooze_min", "must be one of \(Self.snoozeChoices.sorted().map(String.init).joined(separator: ", "))")
+            }
+            copy.snoozeMinutes = snooze
+        }
+        if let fade = try arguments.int("fade_in_s", in: 0...600) { copy.fadeInSeconds = fade }
+        if let timeout = try arguments.int("ring_timeout_min", in: 1...120) { copy.ringTimeoutMinutes = timeout }
+        return copy
+    }
+}
+
+/// When alarms fire: the next occurrence, with SPEC §3's daylight-saving policy.
+public enum AlarmSchedule {
+    /// The first occurrence of `alarm` strictly after `instant`, or nil when it is disabled.
+    ///
+    /// A time that does not exist that day (inside a spring-forward gap) fires that day shifted
+    /// forward by the gap (02:30 → 03:30 in Europe/Berlin); a time that occurs twice fires once,
+    /// at its first occurrence. A skipped date is passed over. Never more than 8 days ahead.
+    public static func nextFire(of alarm: Alarm, after instant: Date, in zone: TimeZone) -> Date? {
+        guard alarm.enabled else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let today = calendar.startOfDay(for: instant)
+        for offset in 0...8 {
+            guard let noon = calendar.date(byAdding: .hour, value: 12, to: today),
+                  let day = calendar.date(byAdding: .day, value: offset, to: noon)
+            else { continue }
+            let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: day)
+            if !alarm.days.isEmpty {
+                guard let weekday = parts.weekday.flatMap(Weekday.init(calendarWeekday:)), alarm.days.contains(weekday) else { continue }
+            }
+            if let skip = alarm.skipNext, skip == localDate(parts) { continue }
+            guard let fire = occurrence(of: alarm.time, on: parts, calendar: calendar), fire > instant else { continue }
+            return fire
+        }
+        return nil
+    }
+
+    /// `YYYY-MM-DD` of a local date.
+    public static func localDate(_ parts: DateComponents) -> String {
+        let y = parts.year ?? 0, m = parts.month ?? 0, d = parts.day ?? 0
+        return "\(y)-\(m < 10 ? "0" : "")\(m)-\(d < 10 ? "0" : "")\(d)"
+    }
+
+    public static func localDate(of instant: Date, in zone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return localDate(calendar.dateComponents([.year, .month, .day], from: instant))
+    }
+
+    /// HH:MM on a local day, resolved by the daylight-saving policy.
+    static func occurrence(of time: AlarmTime, on day: DateComponents, calendar: Calendar) -> Date? {
+        var wanted = DateComponents()
+        wanted.year = day.year
+        wanted.month = day.month
+        wanted.day = day.day
+        guard let midnight = calendar.date(from: wanted) else { return nil }
+        let start = calendar.startOfDay(for: midnight)
+        // Searching from just before the day's start: the first match is on this day, the earlier
+        // of two repeated times, or the shifted time for one that does not exist.
+        return calendar.nextDate(
+            after: start.addingTimeInterval(-1), matching: DateComponents(hour: time.hour, minute: time.minute, second: 0),
+            matchingPolicy: .nextTimePreservingSmallerComponents, repeatedTimePolicy: .first, direction: .forward)
+    }
+}
