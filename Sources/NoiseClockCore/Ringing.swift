@@ -1,0 +1,144 @@
+import Foundation
+
+/// The ringing state machine of SPEC §3: idle → ringing → snoozed → ringing … → dismissed or
+/// auto-silenced. One alarm rings at a time; an alarm due while another rings waits and rings
+/// after it. Pure: the scheduler feeds it instants and carries out what it returns.
+public struct Ringing: Sendable, Hashable {
+    /// An occurrence of an alarm that came due.
+    public struct Due: Sendable, Hashable {
+        public var alarmID: String
+        public var label: String
+        public var firesAt: Date
+        public var snoozeMinutes: Int
+        public var ringTimeoutMinutes: Int
+
+        public init(alarmID: String, label: String, firesAt: Date, snoozeMinutes: Int, ringTimeoutMinutes: Int) {
+            self.alarmID = alarmID
+            self.label = label
+            self.firesAt = firesAt
+            self.snoozeMinutes = snoozeMinutes
+            self.ringTimeoutMinutes = ringTimeoutMinutes
+        }
+    }
+
+    public enum Phase: String, Sendable, Hashable { case idle, ringing, snoozed }
+
+    /// An alarm being dealt with: ringing now, or snoozed until a time.
+    public struct Session: Sendable, Hashable {
+        public var due: Due
+        public var phase: Phase
+        /// When the current phase began.
+        public var since: Date
+        public var snoozedUntil: Date?
+        public var snoozeCount: Int
+    }
+
+    /// What the scheduler must do (sound, events) after a change.
+    public enum Outcome: Sendable, Hashable {
+        case ring(Due)
+        case snoozed(Due, until: Date)
+        case dismissed(Due)
+        case autoSilenced(Due)
+        /// Due while another alarm rings; it rings after that one.
+        case waiting(Due)
+    }
+
+    public private(set) var current: Session?
+    /// Alarms waiting their turn: newly due ones, and snoozed ones pushed back by another alarm.
+    public private(set) var waiting: [Session] = []
+
+    public init() {}
+
+    public var phase: Phase { current?.phase ?? .idle }
+
+    /// An occurrence came due at `now`.
+    public mutating func due(_ due: Due, at now: Date) -> [Outcome] {
+        switch current?.phase {
+        case nil, .idle?:
+            current = Session(due: due, phase: .ringing, since: now, snoozedUntil: nil, snoozeCount: 0)
+            return [.ring(due)]
+        case .ringing?:
+            waiting.append(Session(due: due, phase: .ringing, since: now, snoozedUntil: nil, snoozeCount: 0))
+            return [.waiting(due)]
+        case .snoozed?:
+            // Nothing sounds while snoozed: the new alarm rings now, the snoozed one waits.
+            if let snoozed = current { waiting.insert(snoozed, at: 0) }
+            current = Session(due: due, phase: .ringing, since: now, snoozedUntil: nil, snoozeCount: 0)
+            return [.ring(due)]
+        }
+    }
+
+    /// Snoozes the ringing alarm for `minutes` (its own `snooze_min` when nil). Nil when nothing rings.
+    public mutating func snooze(minutes: Int?, at now: Date) -> [Outcome]? {
+        guard var session = current, session.phase == .ringing else { return nil }
+        let until = now.addingTimeInterval(Double((minutes ?? session.due.snoozeMinutes) * 60))
+        session.phase = .snoozed
+        session.since = now
+        session.snoozedUntil = until
+        session.snoozeCount += 1
+        current = session
+        var outcomes: [Outcome] = [.snoozed(session.due, until: until)]
+        // A waiting alarm that is due rings now, ahead of the snoozed one.
+        if let index = waiting.firstIndex(where: { $0.phase == .ringing }) {
+            let next = waiting.remove(at: index)
+            waiting.insert(session, at: 0)
+            current = Session(due: next.due, phase: .ringing, since: now, snoozedUntil: nil, snoozeCount: next.snoozeCount)
+            outcomes.append(.ring(next.due))
+        }
+        return outcomes
+    }
+
+    /// Stops the ringing alarm or cancels its pending snooze. Nil when there is nothing to dismiss.
+    public mutating func dismiss(at now: Date) -> [Outcome]? {
+        guard let session = current else { return nil }
+        current = nil
+        return [.dismissed(session.due)] + promote(at: now)
+    }
+
+    /// Advances time: ends a ring past its timeout, rings a snooze that is over.
+    public mutating func tick(at now: Date) -> [Outcome] {
+        guard var session = current else { return promote(at: now) }
+        switch session.phase {
+        case .ringing where now.timeIntervalSince(session.since) >= Double(session.due.ringTimeoutMinutes * 60):
+            current = nil
+            return [.autoSilenced(session.due)] + promote(at: now)
+        case .snoozed where session.snoozedUntil.map { now >= $0 } ?? false:
+            session.phase = .ringing
+            session.since = now
+            session.snoozedUntil = nil
+            current = session
+            return [.ring(session.due)]
+        default:
+            return []
+        }
+    }
+
+    /// The next waiting alarm takes the stage: a due one rings, a snoozed one stays snoozed (and
+    /// rings at once if its snooze is already over).
+    private mutating func promote(at now: Date) -> [Outcome] {
+        guard current == nil, !waiting.isEmpty else { return [] }
+        var next = waiting.removeFirst()
+        if next.phase == .snoozed, let until = next.snoozedUntil, until > now {
+            current = next
+            return []
+        }
+        next.phase = .ringing
+        next.since = now
+        next.snoozedUntil = nil
+        current = next
+        return [.ring(next.due)]
+    }
+
+    /// `B/alarm/state`: `{"state","alarm_id","label","since","snoozed_until","snooze_count"}`.
+    public func json(isoTime: (Date) -> String) -> JSONValue {
+        guard let session = current else {
+            return ["state": "idle", "alarm_id": nil, "label": nil, "since": nil, "snoozed_until": nil, "snooze_count": 0]
+        }
+        return [
+            "state": .string(session.phase.rawValue), "alarm_id": .string(session.due.alarmID),
+            "label": .string(session.due.label), "since": .string(isoTime(session.since)),
+            "snoozed_until": session.snoozedUntil.map { .string(isoTime($0)) } ?? .null,
+            "snooze_count": .number(Double(session.snoozeCount)),
+        ]
+    }
+}
