@@ -91,6 +91,18 @@ public struct CommandArguments: Sendable, Hashable {
 
     public func has(_ key: String) -> Bool { values[key] != nil }
 
+    /// A string that must be there; `invalid_field` with `message` when it is missing.
+    public func requiredString(_ key: String, _ message: String) throws(CommandError) -> String {
+        guard let value = try string(key) else { throw .invalidField(key, message) }
+        return value
+    }
+
+    /// A whole number in `range` that must be there; `invalid_field` with `message` when it is missing.
+    public func requiredInt(_ key: String, in range: ClosedRange<Int>, _ message: String) throws(CommandError) -> Int {
+        guard let value = try int(key, in: range) else { throw .invalidField(key, message) }
+        return value
+    }
+
     /// Rejects any member not in `allowed`, naming the first unknown one.
     public func allowOnly(_ allowed: Set<String>) throws(CommandError) {
         if let unknown = values.keys.filter({ !allowed.contains($0) }).sorted().first {

@@ -33,28 +33,24 @@ public struct NoiseService: Service, CustomStringConvertible {
 
 /// The `noise/*` verbs (SPEC §2).
 enum NoiseCommands {
+    static let soundRequired = "a sound id or catalog name is required"
+
     static func add(to router: inout CommandRouter, player: NoisePlayer) {
         router.add("noise/play", shape: .object(bareValue: "sound")) { arguments in
             try arguments.allowOnly(["sound", "volume", "sleep_min"])
-            guard let sound = try arguments.string("sound") else {
-                throw CommandError.invalidField("sound", "a sound id or catalog name is required")
-            }
+            let sound = try arguments.requiredString("sound", soundRequired)
             return try await player.play(
                 [(sound, nil)], volume: try arguments.int("volume", in: 0...100),
                 sleepMinutes: try arguments.int("sleep_min", in: 0...720))
         }
         router.add("noise/add", shape: .object(bareValue: "sound")) { arguments in
             try arguments.allowOnly(["sound", "volume"])
-            guard let sound = try arguments.string("sound") else {
-                throw CommandError.invalidField("sound", "a sound id or catalog name is required")
-            }
+            let sound = try arguments.requiredString("sound", soundRequired)
             return try await player.add(sound, volume: try arguments.int("volume", in: 0...100))
         }
         router.add("noise/remove", shape: .object(bareValue: "sound")) { arguments in
             try arguments.allowOnly(["sound"])
-            guard let sound = try arguments.string("sound") else {
-                throw CommandError.invalidField("sound", "a sound id or catalog name is required")
-            }
+            let sound = try arguments.requiredString("sound", soundRequired)
             return try await player.remove(sound)
         }
         router.add("noise/stop") { _ in try await player.stop() }
@@ -66,23 +62,17 @@ enum NoiseCommands {
         }
         router.add("noise/volume", shape: .object(bareValue: "volume")) { arguments in
             try arguments.allowOnly(["volume"])
-            guard let volume = try arguments.int("volume", in: 0...100) else {
-                throw CommandError.invalidField("volume", "a volume from 0 to 100 is required")
-            }
+            let volume = try arguments.requiredInt("volume", in: 0...100, "a volume from 0 to 100 is required")
             return try await player.setVolume(volume)
         }
         router.add("noise/sleep", shape: .object(bareValue: "minutes")) { arguments in
             try arguments.allowOnly(["minutes"])
-            guard let minutes = try arguments.int("minutes", in: 0...720) else {
-                throw CommandError.invalidField("minutes", "minutes from 0 (cancel) to 720 are required")
-            }
+            let minutes = try arguments.requiredInt("minutes", in: 0...720, "minutes from 0 (cancel) to 720 are required")
             return try await player.setSleepTimer(minutes: minutes)
         }
         router.add("noise/preview", shape: .object(bareValue: "sound")) { arguments in
             try arguments.allowOnly(["sound"])
-            guard let sound = try arguments.string("sound") else {
-                throw CommandError.invalidField("sound", "a sound id or catalog name is required")
-            }
+            let sound = try arguments.requiredString("sound", soundRequired)
             return try await player.preview(sound)
         }
     }
