@@ -177,6 +177,37 @@ public enum AlarmSchedule {
         return nil
     }
 
+    /// What the scheduler does about an occurrence that has come.
+    public enum Occurrence: Sendable, Hashable {
+        case ring(Date)
+        /// Passed more than the grace period ago (the node was down, or the clock jumped): an
+        /// `alarm_missed` event, no sound.
+        case missed(Date)
+
+        public var instant: Date {
+            switch self {
+            case .ring(let date), .missed(let date): date
+            }
+        }
+    }
+
+    /// The occurrences of `alarm` that have come by `now` and were not handled yet (after
+    /// `lastHandled`, the last one rung or reported; nil: look back at most 8 days from `now`).
+    /// The newest rings if it is at most `grace` old; every other one is missed. An occurrence at
+    /// or before `lastHandled` never comes again, so a wall clock set back rings nothing twice.
+    public static func due(_ alarm: Alarm, lastHandled: Date?, now: Date, grace: TimeInterval, in zone: TimeZone) -> [Occurrence] {
+        let horizon = now.addingTimeInterval(-8 * 86_400)
+        var cursor = max(lastHandled ?? horizon, horizon)
+        var passed: [Date] = []
+        while let next = nextFire(of: alarm, after: cursor, in: zone), next <= now, passed.count < 16 {
+            passed.append(next)
+            cursor = next
+        }
+        guard let newest = passed.last else { return [] }
+        let earlier = passed.dropLast().map(Occurrence.missed)
+        return earlier + [now.timeIntervalSince(newest) <= grace ? .ring(newest) : .missed(newest)]
+    }
+
     /// `YYYY-MM-DD` of a local date.
     public static func localDate(_ parts: DateComponents) -> String {
         let y = parts.year ?? 0, m = parts.month ?? 0, d = parts.day ?? 0

@@ -189,3 +189,53 @@ struct AlarmSchedulePropertyTests {
         }
     }
 }
+
+@Suite("Due occurrences: restarts, clock jumps, the missed-alarm policy")
+struct AlarmDueTests {
+    let berlin = zone("Europe/Berlin")
+    let grace: TimeInterval = 10 * 60
+    // A daily 07:00 alarm; on 2026-11-23 07:00 Berlin is 06:00 UTC.
+    var daily: Alarm { alarm("07:00", days: Set(Weekday.allCases)) }
+
+    @Test("an occurrence that just came rings once; asked again later, nothing is due")
+    func ringsOnce() {
+        let fire = utc(2026, 11, 23, 6, 0)
+        let first = AlarmSchedule.due(daily, lastHandled: utc(2026, 11, 22, 6, 0), now: fire.addingTimeInterval(0.4), grace: grace, in: berlin)
+        #expect(first == [.ring(fire)])
+        let again = AlarmSchedule.due(daily, lastHandled: fire, now: fire.addingTimeInterval(30), grace: grace, in: berlin)
+        #expect(again.isEmpty)
+    }
+
+    @Test("the wall clock jumps forward past the fire time: inside the grace it rings, beyond it it is missed")
+    func jumpForward() {
+        let fire = utc(2026, 11, 23, 6, 0)
+        let before = utc(2026, 11, 23, 5, 50)
+        #expect(AlarmSchedule.due(daily, lastHandled: before, now: fire.addingTimeInterval(9 * 60), grace: grace, in: berlin) == [.ring(fire)])
+        #expect(AlarmSchedule.due(daily, lastHandled: before, now: fire.addingTimeInterval(11 * 60), grace: grace, in: berlin) == [.missed(fire)])
+    }
+
+    @Test("the wall clock jumps back over a rung occurrence: it does not ring a second time")
+    func jumpBack() {
+        let fire = utc(2026, 11, 23, 6, 0)
+        // Rung at 07:00; the clock is set back to 06:55 and runs past 07:00 again.
+        #expect(AlarmSchedule.due(daily, lastHandled: fire, now: fire.addingTimeInterval(-300), grace: grace, in: berlin).isEmpty)
+        #expect(AlarmSchedule.due(daily, lastHandled: fire, now: fire.addingTimeInterval(60), grace: grace, in: berlin).isEmpty)
+    }
+
+    @Test("a restart across fire times: older occurrences are missed, the newest rings if within the grace")
+    func restartAcross() {
+        // Handled Saturday 07:00; the node comes back Monday 07:05: Sunday's is missed, Monday's rings.
+        let saturday = utc(2026, 11, 21, 6, 0), sunday = utc(2026, 11, 22, 6, 0), monday = utc(2026, 11, 23, 6, 0)
+        let due = AlarmSchedule.due(daily, lastHandled: saturday, now: monday.addingTimeInterval(5 * 60), grace: grace, in: berlin)
+        #expect(due == [.missed(sunday), .ring(monday)])
+    }
+
+    @Test("with nothing handled yet, it looks back at most 8 days")
+    func horizon() {
+        let now = utc(2026, 11, 23, 12, 0)
+        let due = AlarmSchedule.due(daily, lastHandled: nil, now: now, grace: grace, in: berlin)
+        #expect(due.count == 8)
+        #expect(due.allSatisfy { if case .missed = $0 { true } else { false } })
+        #expect(due.last == .missed(utc(2026, 11, 23, 6, 0)))
+    }
+}
