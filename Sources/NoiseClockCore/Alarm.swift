@@ -34,9 +34,15 @@ public struct AlarmTime: Sendable, Hashable, CustomStringConvertible {
 
     public init?(hour: Int, minute: Int) {
         guard (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        self.init(checkedHour: hour, minute: minute)
+    }
+
+    private init(checkedHour hour: Int, minute: Int) {
         self.hour = hour
         self.minute = minute
     }
+
+    public static let midnight = AlarmTime(checkedHour: 0, minute: 0)
 
     /// `07:30` or `7:30`; nothing else.
     public init?(_ text: String) {

@@ -1,0 +1,99 @@
+import Foundation
+
+/// The node's alarms and what it has handled of them: the model behind the `alarm/*` verbs and
+/// `alarms.json`. Every change is checked as a whole and either applies or throws.
+public struct AlarmBook: Sendable, Hashable {
+    public private(set) var alarms: [Alarm] = []
+    /// The last occurrence of each alarm that was rung or reported missed, so none comes twice.
+    public private(set) var lastHandled: [String: Date] = [:]
+
+    public init(alarms: [Alarm] = [], lastHandled: [String: Date] = [:]) {
+        self.alarms = alarms
+        self.lastHandled = lastHandled
+    }
+
+    public func alarm(_ id: String) throws(CommandError) -> Alarm {
+        guard let alarm = alarms.first(where: { $0.id == id }) else { throw CommandError(.notFound, "no alarm \"\(id)\"", field: "id") }
+        return alarm
+    }
+
+    /// `alarm/add`: `time` is required; the rest default as SPEC §3 says.
+    public mutating func add(_ arguments: CommandArguments, id: String, defaultSound: String) throws(CommandError) -> Alarm {
+        try arguments.allowOnly(Alarm.fields)
+        guard arguments.has("time") else { throw .invalidField("time", "an alarm needs a time, HH:MM") }
+        guard alarms.count < Alarm.maximumCount else {
+            throw CommandError(.conflict, "there are already \(Alarm.maximumCount) alarms", field: "id")
+        }
+        let blank = Alarm(id: id, time: .midnight, sound: defaultSound)
+        let alarm = try blank.updated(with: arguments)
+        alarms.append(alarm)
+        return alarm
+    }
+
+    /// `alarm/update`: the fields present change; `id` names the alarm.
+    public mutating func update(_ arguments: CommandArguments) throws(CommandError) -> Alarm {
+        try arguments.allowOnly(Alarm.fields.union(["id"]))
+        let id = try arguments.requiredString("id", "the id of the alarm to change is required")
+        let updated = try alarm(id).updated(with: arguments)
+        replace(updated)
+        return updated
+    }
+
+    public mutating func delete(_ id: String) throws(CommandError) -> Alarm {
+        let alarm = try alarm(id)
+        alarms.removeAll { $0.id == id }
+        lastHandled[id] = nil
+        return alarm
+    }
+
+    public mutating func duplicate(_ id: String, newID: String) throws(CommandError) -> Alarm {
+        var copy = try alarm(id)
+        guard alarms.count < Alarm.maximumCount else {
+            throw CommandError(.conflict, "there are already \(Alarm.maximumCount) alarms", field: "id")
+        }
+        copy.id = newID
+        copy.skipNext = nil
+        alarms.append(copy)
+        return copy
+    }
+
+    public mutating func setEnabled(_ id: String, _ enabled: Bool) throws(CommandError) -> Alarm {
+        var alarm = try alarm(id)
+        alarm.enabled = enabled
+        if !enabled { alarm.skipNext = nil }
+        replace(alarm)
+        return alarm
+    }
+
+    /// `alarm/skip_next`: passes over the next occurrence of a repeating alarm.
+    public mutating func skipNext(_ id: String, now: Date, in zone: TimeZone) throws(CommandError) -> Alarm {
+        var alarm = try alarm(id)
+        guard !alarm.isOneShot else {
+            throw CommandError(.conflict, "a one-shot alarm cannot skip; disable it instead", field: "id")
+        }
+        var unskipped = alarm
+        unskipped.skipNext = nil
+        guard let next = AlarmSchedule.nextFire(of: unskipped, after: now, in: zone) else {
+            throw CommandError(.conflict, "alarm \"\(id)\" is disabled", field: "id")
+        }
+        alarm.skipNext = AlarmSchedule.localDate(of: next, in: zone)
+        replace(alarm)
+        return alarm
+    }
+
+    public mutating func unskip(_ id: String) throws(CommandError) -> Alarm {
+        var alarm = try alarm(id)
+        alarm.skipNext = nil
+        replace(alarm)
+        return alarm
+    }
+
+    /// Records an occurrence as rung or reported, so it never comes again.
+    public mutating func handled(_ id: String, at occurrence: Date) {
+        if lastHandled[id].map({ $0 < occurrence }) ?? true { lastHandled[id] = occurrence }
+    }
+
+    private mutating func replace(_ alarm: Alarm) {
+        if let index = alarms.firstIndex(where: { $0.id == alarm.id }) { alarms[index] = alarm }
+    }
+}
