@@ -226,18 +226,26 @@ public enum AlarmSchedule {
         return localDate(calendar.dateComponents([.year, .month, .day], from: instant))
     }
 
-    /// HH:MM on a local day, resolved by the daylight-saving policy.
+    /// HH:MM on a local day, resolved by the daylight-saving policy. Worked out from the zone's
+    /// offsets rather than Foundation's matching policies, which put a time at the very start of a
+    /// gap (Pacific/Chatham's 02:45) an hour too late.
     static func occurrence(of time: AlarmTime, on day: DateComponents, calendar: Calendar) -> Date? {
-        var wanted = DateComponents()
-        wanted.year = day.year
-        wanted.month = day.month
-        wanted.day = day.day
-        guard let midnight = calendar.date(from: wanted) else { return nil }
-        let start = calendar.startOfDay(for: midnight)
-        // Searching from just before the day's start: the first match is on this day, the earlier
-        // of two repeated times, or the shifted time for one that does not exist.
-        return calendar.nextDate(
-            after: start.addingTimeInterval(-1), matching: DateComponents(hour: time.hour, minute: time.minute, second: 0),
-            matchingPolicy: .nextTimePreservingSmallerComponents, repeatedTimePolicy: .first, direction: .forward)
+        var utc = Calendar(identifier: .gregorian)
+        guard let gmt = TimeZone(secondsFromGMT: 0) else { return nil }
+        utc.timeZone = gmt
+        // The wall time read as if it were UTC; subtracting an offset gives a real instant.
+        guard let wall = utc.date(from: DateComponents(year: day.year, month: day.month, day: day.day, hour: time.hour, minute: time.minute))
+        else { return nil }
+        let zone = calendar.timeZone
+        let before = zone.secondsFromGMT(for: wall.addingTimeInterval(-86_400))
+        let after = zone.secondsFromGMT(for: wall.addingTimeInterval(86_400))
+        // Each offset that really holds at the instant it gives is an occurrence; the earliest is
+        // the first of a repeated time.
+        let occurrences = Set([before, after]).map { wall.addingTimeInterval(-Double($0)) }
+            .filter { zone.secondsFromGMT(for: $0) == Int(wall.timeIntervalSince($0)) }
+        if let first = occurrences.min() { return first }
+        // None: the time falls in a spring-forward gap. With the offset from before the change it
+        // lands the length of the gap later on the new clock (02:30 → 03:30).
+        return wall.addingTimeInterval(-Double(before))
     }
 }

@@ -144,6 +144,16 @@ struct AlarmScheduleTests {
     }
 }
 
+extension AlarmScheduleTests {
+    @Test("Pacific/Chatham: 02:45 on the spring-forward day, the first minute of the gap, rings at 03:45 (+13:45)")
+    func chathamGapStart() {
+        // 2026-09-27 02:45 +12:45 → 03:45 +13:45, both 2026-09-26 14:00 UTC. Found by the property test.
+        let chatham = zone("Pacific/Chatham")
+        #expect(AlarmSchedule.nextFire(of: alarm("02:45"), after: utc(2026, 9, 26, 12, 0), in: chatham) == utc(2026, 9, 26, 14, 0))
+        #expect(AlarmSchedule.nextFire(of: alarm("03:15"), after: utc(2026, 9, 26, 12, 0), in: chatham) == utc(2026, 9, 26, 14, 30))
+    }
+}
+
 @Suite("Next fire: properties over random alarms and instants")
 struct AlarmSchedulePropertyTests {
     static let zones = ["Europe/Berlin", "America/New_York", "Australia/Sydney", "Asia/Kolkata", "Pacific/Chatham", "UTC"]
