@@ -28,7 +28,7 @@ public struct ClockFace: Sendable {
     /// `systemZone` stands in for an empty `settings.timezone`.
     public init(settings: ClockSettings, systemZone: TimeZone = .current) {
         self.settings = settings
-        let zone = settings.timezone.isEmpty ? systemZone : (TimeZone(identifier: settings.timezone) ?? systemZone)
+        let zone = settings.zone(system: systemZone)
         timeZone = zone
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone

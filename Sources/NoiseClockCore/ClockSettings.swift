@@ -35,6 +35,12 @@ public struct ClockSettings: Sendable, Hashable {
         ]
     }
 
+    /// The zone in force: `timezone`, or `system` when it is empty (or, impossibly after
+    /// validation, unknown).
+    public func zone(system: TimeZone) -> TimeZone {
+        timezone.isEmpty ? system : (TimeZone(identifier: timezone) ?? system)
+    }
+
     public func applying(_ patch: SettingsPatch) -> ClockSettings {
         var copy = self
         if let v = patch.timeFormat { copy.timeFormat = v }

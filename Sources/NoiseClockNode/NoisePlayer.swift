@@ -140,7 +140,7 @@ public actor NoisePlayer {
         let frames = AudioFormat.frames(milliseconds: 200)
         if !sleepFadeStarted {
             output.update { mixer in
-                for layer in layers { mixer.setGain(Self.input(layer.id), to: gain(layer), overFrames: frames) }
+                glide(layers, overFrames: frames, in: &mixer) { layer in gain(layer) }
             }
         }
         try changed(event: nil)
@@ -164,7 +164,7 @@ public actor NoisePlayer {
         let previewGain = Volume.gain(max(mix.volume, 50))
         let frames = AudioFormat.frames(milliseconds: 200)
         output.update { mixer in
-            for layer in layers { mixer.setGain(Self.input(layer.id), to: gain(layer) * Self.duckGain, overFrames: frames) }
+            glide(layers, overFrames: frames, in: &mixer) { layer in gain(layer) * Self.duckGain }
             mixer.add("preview", source: source, gain: previewGain, fadeInFrames: AudioFormat.frames(milliseconds: 50))
         }
         previewEndsAt = publisher.clock.now().addingTimeInterval(Self.previewSeconds)
@@ -192,7 +192,7 @@ public actor NoisePlayer {
             let layers = mix.layers
             let frames = AudioFormat.frames(milliseconds: Int(remaining * 1000))
             output.update { mixer in
-                for layer in layers { mixer.setGain(Self.input(layer.id), to: 0, overFrames: frames) }
+                glide(layers, overFrames: frames, in: &mixer) { _ in 0 }
             }
         }
     }
@@ -209,7 +209,7 @@ public actor NoisePlayer {
         let source = try source(for: sound.id)
         let layers = mix.playing ? mix.layers : []
         output.update { mixer in
-            for layer in layers { mixer.setGain(Self.input(layer.id), to: 0, overFrames: fadeFrames) }
+            glide(layers, overFrames: fadeFrames, in: &mixer) { _ in 0 }
             mixer.add("alarm", source: source, gain: Volume.gain(volume), fadeInFrames: AudioFormat.frames(milliseconds: rampSeconds * 1000))
         }
         alarmPlaying = true
@@ -275,13 +275,20 @@ public actor NoisePlayer {
         }
     }
 
+    /// Moves every layer's gain to `target(layer)` over `frames`.
+    private func glide(
+        _ layers: [NoiseMix.Layer], overFrames frames: Int, in mixer: inout Mixer, to target: (NoiseMix.Layer) -> Float
+    ) {
+        for layer in layers { mixer.setGain(Self.input(layer.id), to: target(layer), overFrames: frames) }
+    }
+
     private func restoreGains() {
         guard mix.playing, !alarmPlaying else { return }
         sleepFadeStarted = false
         let layers = mix.layers
         let frames = AudioFormat.frames(milliseconds: 200)
         output.update { mixer in
-            for layer in layers { mixer.setGain(Self.input(layer.id), to: gain(layer), overFrames: frames) }
+            glide(layers, overFrames: frames, in: &mixer) { layer in gain(layer) }
         }
     }
 

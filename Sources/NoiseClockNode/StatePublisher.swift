@@ -26,8 +26,7 @@ public struct StatePublisher: Sendable {
 
     /// The zone in force, without building a whole ClockFace.
     public func timeZone() -> TimeZone {
-        let name = settings.current.timezone
-        return name.isEmpty ? clock.systemTimeZone() : (TimeZone(identifier: name) ?? clock.systemTimeZone())
+        settings.current.zone(system: clock.systemTimeZone())
     }
 
     public func publishSettings() {

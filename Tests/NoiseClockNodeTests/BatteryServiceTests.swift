@@ -50,15 +50,7 @@ struct BatteryServiceTests {
     private func running(lowThreshold: Int = 20, _ body: () async throws -> Void) async throws {
         let service = BatteryService(
             source: source, publisher: publisher(), lowThreshold: lowThreshold, refreshInterval: .seconds(300))
-        let task = Task { await service.run() }
-        do {
-            try await body()
-        } catch {
-            task.cancel()
-            throw error
-        }
-        task.cancel()
-        await task.value
+        try await whileRunning({ await service.run() }, body)
     }
 
     /// Waits until `count` messages are on `topic`, and returns them.

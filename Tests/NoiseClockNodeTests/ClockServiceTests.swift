@@ -22,15 +22,7 @@ struct ClockServiceTests {
 
     /// Runs the service until `body` returns, then cancels it and waits for it to end.
     private func running(_ publisher: StatePublisher, _ body: () async throws -> Void) async throws {
-        let task = Task { try await ClockService(publisher: publisher).run() }
-        do {
-            try await body()
-        } catch {
-            task.cancel()
-            throw error
-        }
-        task.cancel()
-        _ = await task.result
+        try await whileRunning({ try await ClockService(publisher: publisher).run() }, body)
     }
 
     private var clockStates: [JSONValue] {

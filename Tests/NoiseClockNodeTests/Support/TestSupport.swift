@@ -183,6 +183,20 @@ func frozenClock(at now: Date, zone: TimeZone = utc) -> NodeClock {
 }
 
 
+/// Runs `service` in a task until `body` returns (or throws), then cancels it and waits for it to end.
+func whileRunning(_ service: @escaping @Sendable () async throws -> Void, _ body: () async throws -> Void) async throws {
+    let task = Task { try await service() }
+    do {
+        try await body()
+    } catch {
+        task.cancel()
+        _ = await task.result
+        throw error
+    }
+    task.cancel()
+    _ = await task.result
+}
+
 extension TestClock where Duration == Swift.Duration {
     /// Waits until something sleeps on this clock, so that advancing it wakes that sleeper.
     func waitUntilSleeping(_ who: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
