@@ -97,3 +97,54 @@ public struct AlarmBook: Sendable, Hashable {
         if let index = alarms.firstIndex(where: { $0.id == alarm.id }) { alarms[index] = alarm }
     }
 }
+
+// MARK: Stored form (`alarms.json`)
+
+extension Alarm {
+    /// The alarm as stored: the object of SPEC §3 without `next_fire`.
+    public var stored: JSONValue {
+        guard var members = json(nextFire: nil).objectValue else { return .null }
+        members["next_fire"] = nil
+        return .object(members)
+    }
+
+    /// Reads a stored alarm, checking every field as `alarm/add` would.
+    public init(stored value: JSONValue) throws(CommandError) {
+        let fields = try StoredFields(value, "alarm")
+        var members = fields.values
+        let id = try fields.string("id")
+        let skip = members.removeValue(forKey: "skip_next")
+        members["id"] = nil
+        let blank = Alarm(id: id, time: .midnight, sound: "")
+        self = try blank.updated(with: CommandArguments(members))
+        if let skip, skip != .null {
+            guard let date = skip.stringValue else { throw .invalidField("skip_next", "must be a date or null") }
+            skipNext = date
+        }
+    }
+}
+
+extension AlarmBook {
+    public var stored: JSONValue {
+        [
+            "alarms": .array(alarms.map(\.stored)),
+            "last_handled": .object(lastHandled.mapValues { .number($0.timeIntervalSince1970) }),
+        ]
+    }
+
+    public init(stored value: JSONValue) throws(CommandError) {
+        let fields = try StoredFields(value, "alarms document")
+        var alarms: [Alarm] = []
+        for item in try fields.array("alarms") {
+            let alarm = try Alarm(stored: item)
+            guard !alarms.contains(where: { $0.id == alarm.id }) else { throw .invalidField("id", "\(alarm.id) appears twice") }
+            alarms.append(alarm)
+        }
+        var handled: [String: Date] = [:]
+        for (id, instant) in try fields.object("last_handled") {
+            guard case .number(let seconds) = instant else { throw .invalidField("last_handled", "must map ids to seconds since 1970") }
+            handled[id] = Date(timeIntervalSince1970: seconds)
+        }
+        self.init(alarms: alarms, lastHandled: handled)
+    }
+}

@@ -113,6 +113,34 @@ public struct Ringing: Sendable, Hashable {
         }
     }
 
+    /// An alarm was deleted or disabled: its ring or snooze ends (reported as dismissed), and it
+    /// leaves the queue of waiting alarms.
+    public mutating func cancel(alarmID: String, at now: Date) -> [Outcome] {
+        waiting.removeAll { $0.due.alarmID == alarmID }
+        guard let session = current, session.due.alarmID == alarmID else { return [] }
+        current = nil
+        return [.dismissed(session.due)] + promote(at: now)
+    }
+
+    /// After a restart: what was stored goes on. A ring whose timeout has not passed rings again
+    /// (its timeout still counted from when it began); a snooze that ended meanwhile rings now.
+    public mutating func resume(at now: Date) -> [Outcome] {
+        let outcomes = tick(at: now)
+        if outcomes.contains(where: { if case .ring = $0 { true } else { false } }) { return outcomes }
+        guard let session = current, session.phase == .ringing else { return outcomes }
+        return outcomes + [.ring(session.due)]
+    }
+
+    /// The next instant at which `tick` has something to do: a snooze ending or a ring timing out.
+    public var nextChange: Date? {
+        guard let session = current else { return nil }
+        switch session.phase {
+        case .ringing: return session.since.addingTimeInterval(Double(session.due.ringTimeoutMinutes * 60))
+        case .snoozed: return session.snoozedUntil
+        case .idle: return nil
+        }
+    }
+
     /// The next waiting alarm takes the stage: a due one rings, a snoozed one stays snoozed (and
     /// rings at once if its snooze is already over).
     private mutating func promote(at now: Date) -> [Outcome] {
@@ -129,16 +157,108 @@ public struct Ringing: Sendable, Hashable {
         return [.ring(next.due)]
     }
 
-    /// `B/alarm/state`: `{"state","alarm_id","label","since","snoozed_until","snooze_count"}`.
+    /// `B/alarm/state`: `{"state","alarm_id","label","since","snoozed_until","snooze_count"}`, and
+    /// `waiting`: the alarms that came due while another rang, in the order they will ring.
     public func json(isoTime: (Date) -> String) -> JSONValue {
+        let waitingJSON = JSONValue.array(waiting.map { session in
+            [
+                "alarm_id": .string(session.due.alarmID), "label": .string(session.due.label),
+                "fires_at": .string(isoTime(session.due.firesAt)),
+            ]
+        })
         guard let session = current else {
-            return ["state": "idle", "alarm_id": nil, "label": nil, "since": nil, "snoozed_until": nil, "snooze_count": 0]
+            return [
+                "state": "idle", "alarm_id": nil, "label": nil, "since": nil, "snoozed_until": nil, "snooze_count": 0,
+                "waiting": waitingJSON,
+            ]
         }
         return [
             "state": .string(session.phase.rawValue), "alarm_id": .string(session.due.alarmID),
             "label": .string(session.due.label), "since": .string(isoTime(session.since)),
             "snoozed_until": session.snoozedUntil.map { .string(isoTime($0)) } ?? .null,
-            "snooze_count": .number(Double(session.snoozeCount)),
+            "snooze_count": .number(Double(session.snoozeCount)), "waiting": waitingJSON,
         ]
+    }
+}
+
+// MARK: Stored form (in `alarms.json`; instants as seconds since 1970, exact)
+
+extension Ringing {
+    public var stored: JSONValue {
+        ["current": current.map(\.stored) ?? .null, "waiting": .array(waiting.map(\.stored))]
+    }
+
+    /// Reads what `stored` wrote; throws naming the member that is wrong.
+    public init(stored value: JSONValue) throws(CommandError) {
+        let members = try StoredFields(value, "ringing")
+        self.init()
+        if let session = members.values["current"], session != .null {
+            current = try Session(stored: session)
+        }
+        waiting = try members.array("waiting").map { item throws(CommandError) in try Session(stored: item) }
+    }
+}
+
+extension Ringing.Session {
+    var stored: JSONValue {
+        [
+            "alarm_id": .string(due.alarmID), "label": .string(due.label), "fires_at": .number(due.firesAt.timeIntervalSince1970),
+            "snooze_min": .number(Double(due.snoozeMinutes)), "ring_timeout_min": .number(Double(due.ringTimeoutMinutes)),
+            "phase": .string(phase.rawValue), "since": .number(since.timeIntervalSince1970),
+            "snoozed_until": snoozedUntil.map { .number($0.timeIntervalSince1970) } ?? .null,
+            "snooze_count": .number(Double(snoozeCount)),
+        ]
+    }
+
+    init(stored value: JSONValue) throws(CommandError) {
+        let members = try StoredFields(value, "ringing session")
+        guard let phase = Ringing.Phase(rawValue: try members.string("phase")), phase != .idle else {
+            throw .invalidField("phase", "must be ringing or snoozed")
+        }
+        self.init(
+            due: Ringing.Due(
+                alarmID: try members.string("alarm_id"), label: try members.string("label"),
+                firesAt: try members.instant("fires_at"), snoozeMinutes: try members.int("snooze_min"),
+                ringTimeoutMinutes: try members.int("ring_timeout_min")),
+            phase: phase, since: try members.instant("since"),
+            snoozedUntil: members.values["snoozed_until"] == .null ? nil : try members.instant("snoozed_until"),
+            snoozeCount: try members.int("snooze_count"))
+    }
+}
+
+/// Typed reads of a stored JSON object, naming the member at fault.
+struct StoredFields {
+    let values: [String: JSONValue]
+
+    init(_ value: JSONValue, _ what: String) throws(CommandError) {
+        guard let members = value.objectValue else { throw .invalidField(what, "must be a JSON object") }
+        values = members
+    }
+
+    func string(_ key: String) throws(CommandError) -> String {
+        guard let s = values[key]?.stringValue else { throw .invalidField(key, "must be a string") }
+        return s
+    }
+
+    func int(_ key: String) throws(CommandError) -> Int {
+        guard let n = values[key]?.intValue else { throw .invalidField(key, "must be a whole number") }
+        return n
+    }
+
+    func instant(_ key: String) throws(CommandError) -> Date {
+        guard case .number(let seconds)? = values[key] else { throw .invalidField(key, "must be seconds since 1970") }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    func array(_ key: String) throws(CommandError) -> [JSONValue] {
+        guard let value = values[key] else { return [] }
+        guard case .array(let items) = value else { throw .invalidField(key, "must be a list") }
+        return items
+    }
+
+    func object(_ key: String) throws(CommandError) -> [String: JSONValue] {
+        guard let value = values[key] else { return [:] }
+        guard let members = value.objectValue else { throw .invalidField(key, "must be a JSON object") }
+        return members
     }
 }

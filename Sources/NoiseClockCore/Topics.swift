@@ -17,6 +17,9 @@ public struct Topics: Sendable, Hashable {
     public var event: String { "\(node)/event" }
     public var battery: String { "\(node)/battery" }
     public var noise: String { "\(node)/noise" }
+    public var alarms: String { "\(node)/alarms" }
+    public var alarmNext: String { "\(node)/alarm/next" }
+    public var alarmState: String { "\(node)/alarm/state" }
 
     public var commandPrefix: String { "\(node)/cmd/" }
     public var allCommandPrefix: String { "\(base)/all/cmd/" }

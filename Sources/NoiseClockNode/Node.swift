@@ -16,6 +16,7 @@ public struct Node: Sendable {
     public let battery: (any BatterySource)?
     /// The noise player; nil when the node runs without audio.
     public let noise: NoisePlayer?
+    public let alarms: AlarmScheduler
     let logger: Logger
 
     public init(
@@ -28,9 +29,11 @@ public struct Node: Sendable {
         self.battery = battery
         self.logger = logger
         let settings = SettingsModel(configured: configuration.clock, store: store, logger: logger)
+        let stored = AlarmScheduler.load(from: store, logger: logger)
         let status = NodeStatus(
             startedAt: clock.now(), audioDevice: configuration.audio.device, audio: { audio?.status },
-            batterySource: battery?.name ?? "none", problems: storeProblems + [settings.loadProblem].compactMap { $0 })
+            batterySource: battery?.name ?? "none",
+            problems: storeProblems + [settings.loadProblem, stored.problem].compactMap { $0 })
         let publisher = StatePublisher(
             transport: transport, topics: configuration.topics, settings: settings, status: status, clock: clock)
         self.publisher = publisher
@@ -39,13 +42,17 @@ public struct Node: Sendable {
                 library: sounds, output: $0, store: store, publisher: publisher,
                 fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
         }
-        self.router = Self.commands(publisher: publisher, noise: noise)
+        alarms = AlarmScheduler(
+            state: stored.state, store: store, publisher: publisher, noise: noise, library: sounds,
+            alarms: configuration.alarms, logger: logger)
+        self.router = Self.commands(publisher: publisher, noise: noise, alarms: alarms)
     }
 
     /// Every verb the node answers (SPEC §2). A new verb is one `add` here.
-    static func commands(publisher: StatePublisher, noise: NoisePlayer?) -> CommandRouter {
+    static func commands(publisher: StatePublisher, noise: NoisePlayer?, alarms: AlarmScheduler) -> CommandRouter {
         var router = CommandRouter()
         if let noise { NoiseCommands.add(to: &router, player: noise) }
+        AlarmCommands.add(to: &router, scheduler: alarms)
         router.add("ping") { _ in
             publisher.statusJSON()
         }
@@ -68,6 +75,7 @@ public struct Node: Sendable {
             CommandService(transport: transport, topics: configuration.topics, router: router, logger: logger),
             ClockService(publisher: publisher),
             ConnectionEventsService(transport: transport, publisher: publisher, logger: logger),
+            AlarmService(scheduler: alarms),
         ]
         if let battery {
             services.append(BatteryService(source: battery, publisher: publisher, lowThreshold: configuration.battery.lowThreshold))

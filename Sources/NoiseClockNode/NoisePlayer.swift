@@ -33,7 +33,11 @@ public actor NoisePlayer {
     private var lastLayers: [NoiseMix.Layer] = []
     private var previewEndsAt: Date?
     private var sleepFadeStarted = false
-    private var alarmPlaying = false
+    /// The mixer input of the alarm tone sounding now; each tone gets its own, so one alarm's tone
+    /// fades out while the next one's fades in.
+    private var alarmInput: String?
+    private var alarmTones = 0
+    private var alarmPlaying: Bool { alarmInput != nil }
 
     public init(library: SoundLibrary, output: any AudioOutput, store: any Store, publisher: StatePublisher, fadeMilliseconds: Int, logger: Logger) {
         self.library = library
@@ -208,20 +212,29 @@ public actor NoisePlayer {
         let sound = try library.sound(reference, field: "sound", kind: .alarm)
         let source = try source(for: sound.id)
         let layers = mix.playing ? mix.layers : []
+        let previous = alarmInput
+        alarmTones += 1
+        let input = "alarm:\(alarmTones)"
+        alarmInput = input
+        let fade = fadeFrames
         output.update { mixer in
-            glide(layers, overFrames: fadeFrames, in: &mixer) { _ in 0 }
-            mixer.add("alarm", source: source, gain: Volume.gain(volume), fadeInFrames: AudioFormat.frames(milliseconds: rampSeconds * 1000))
+            if let previous { mixer.fadeOut(previous, overFrames: fade) }
+            glide(layers, overFrames: fade, in: &mixer) { _ in 0 }
+            // A ramp of 0 s still takes the mixer's shortest glide, so the tone never starts with a click.
+            mixer.add(input, source: source, gain: Volume.gain(volume), fadeInFrames: AudioFormat.frames(milliseconds: rampSeconds * 1000))
         }
-        alarmPlaying = true
     }
 
     /// Stops the alarm tone and fades the noise back in.
     public func stopAlarmTone() {
-        guard alarmPlaying else { return }
-        alarmPlaying = false
-        output.update { $0.fadeOut("alarm", overFrames: fadeFrames) }
+        guard let input = alarmInput else { return }
+        alarmInput = nil
+        output.update { $0.fadeOut(input, overFrames: fadeFrames) }
         restoreGains()
     }
+
+    /// Whether an alarm tone sounds now.
+    public var alarmToneSounding: Bool { alarmPlaying }
 
     // MARK: Start-up
 

@@ -53,6 +53,11 @@ public struct StatePublisher: Sendable {
         publishRetained(topics.battery, reading.json)
     }
 
+    /// `B/alarms`, `B/alarm/next` or `B/alarm/state`.
+    public func publishAlarmState(_ topic: String, _ value: JSONValue) {
+        publishRetained(topic, value)
+    }
+
     public func publishEvent(_ name: String, _ details: [String: JSONValue] = [:]) {
         var members = details
         members["event"] = .string(name)

@@ -740,15 +740,15 @@ struct NoisePlayerTests {
 
         #expect(fixture.output.gain(of: "noise:white-noise") == 0)
         #expect(fixture.output.gain(of: "noise:pink-noise") == 0)
-        #expect(fixture.output.gain(of: "alarm") == Volume.gain(80))
+        #expect(fixture.output.gain(of: "alarm:1") == Volume.gain(80))
         // The noise is faded, not stopped: B/noise still says it plays, and it is still mixed.
         #expect(fixture.lastNoise?["playing"] == true)
         fixture.output.render(milliseconds: fade + 100)
-        #expect(Set(fixture.output.ids) == ["noise:white-noise", "noise:pink-noise", "alarm"])
+        #expect(Set(fixture.output.ids) == ["noise:white-noise", "noise:pink-noise", "alarm:1"])
 
         await fixture.player.stopAlarmTone()
 
-        #expect(fixture.output.gain(of: "alarm") == 0)
+        #expect(fixture.output.gain(of: "alarm:1") == 0)
         #expect(fixture.output.gain(of: "noise:white-noise") == noiseGain(100))
         #expect(fixture.output.gain(of: "noise:pink-noise") == noiseGain(40))
         fixture.output.render(milliseconds: fade + 100)
@@ -759,7 +759,7 @@ struct NoisePlayerTests {
     func alarmToneRamp() async throws {
         let fixture = try PlayerFixture()
         try await fixture.player.startAlarmTone("Siren", volume: 100, rampSeconds: 2)
-        #expect(fixture.output.ids == ["alarm"])
+        #expect(fixture.output.ids == ["alarm:1"])
         let early = fixture.output.render(milliseconds: 100)
         fixture.output.render(milliseconds: 2000)
         let late = fixture.output.render(milliseconds: 1000)
@@ -777,7 +777,7 @@ struct NoisePlayerTests {
         try await fixture.player.tick()
 
         #expect(fixture.output.gain(of: "noise:white-noise") == 0)
-        #expect(fixture.output.gain(of: "alarm") == Volume.gain(80))
+        #expect(fixture.output.gain(of: "alarm:1") == Volume.gain(80))
     }
 
     @Test("stopAlarmTone without an alarm tone changes nothing")

@@ -1,0 +1,522 @@
+import Foundation
+import Logging
+import NoiseClockCore
+
+/// The node's alarms: the `alarm/*`, `snooze` and `dismiss` verbs, the schedule that rings each
+/// occurrence exactly once, the ringing itself (through the noise player's alarm tones),
+/// `B/alarms`, `B/alarm/next`, `B/alarm/state` and the alarm events.
+///
+/// Everything it must not lose (the alarms, the last handled occurrence of each, the ring or
+/// snooze in progress) is one document, `alarms.json`, stored before a change is answered `ok`
+/// or acted on. A change that cannot be stored is refused and changes nothing.
+public actor AlarmScheduler {
+    public static let documentName = "alarms.json"
+
+    /// What `alarms.json` holds.
+    public struct State: Sendable, Hashable {
+        public var book = AlarmBook()
+        public var ringing = Ringing()
+        /// The occurrence each alarm last announced with `alarm_upcoming`.
+        public var announced: [String: Date] = [:]
+
+        public init(book: AlarmBook = AlarmBook(), ringing: Ringing = Ringing(), announced: [String: Date] = [:]) {
+            self.book = book
+            self.ringing = ringing
+            self.announced = announced
+        }
+
+        var stored: JSONValue {
+            var members = book.stored.objectValue ?? [:]
+            members["version"] = 1
+            members["ringing"] = ringing.stored
+            members["announced"] = .object(announced.mapValues { .number($0.timeIntervalSince1970) })
+            return .object(members)
+        }
+
+        init(stored value: JSONValue) throws(CommandError) {
+            book = try AlarmBook(stored: value)
+            if let ringing = value.objectValue?["ringing"] { self.ringing = try Ringing(stored: ringing) }
+            for (id, instant) in value.objectValue?["announced"]?.objectValue ?? [:] {
+                if case .number(let seconds) = instant { announced[id] = Date(timeIntervalSince1970: seconds) }
+            }
+        }
+    }
+
+    /// Loads `alarms.json`. An unreadable or invalid file is moved aside (never overwritten) and
+    /// reported; the node then starts with no alarms.
+    public static func load(from store: any Store, logger: Logger) -> (state: State, problem: String?) {
+        var problem: String?
+        switch store.load(documentName) {
+        case .missing:
+            return (State(), nil)
+        case .value(let value):
+            do {
+                return (try State(stored: value), nil)
+            } catch {
+                if case .movedAside(let target, let reason) = store.moveAside(documentName, reason: "\(error)") {
+                    problem = "\(documentName) moved to \(target): \(reason)"
+                }
+            }
+        case .movedAside(let target, let reason):
+            problem = "\(documentName) moved to \(target): \(reason)"
+        }
+        logger.error("stored alarms were unreadable; starting without alarms", metadata: ["problem": "\(problem ?? "")"])
+        return (State(), problem)
+    }
+
+    let store: any Store
+    let publisher: StatePublisher
+    let noise: NoisePlayer?
+    let library: SoundLibrary
+    let grace: TimeInterval
+    let upcoming: TimeInterval
+    let logger: Logger
+
+    private(set) var state: State
+    /// The next fire of each enabled alarm, worked out for `cacheKey`; recomputed when that changes.
+    private var nextFires: [String: Date] = [:]
+    private var cacheKey: CacheKey?
+    private var lastTick: Date?
+    private var publishedNext: (JSONValue, minute: Int64)?
+    private var sleeper: Task<Void, Never>?
+    private var started = false
+
+    private struct CacheKey: Hashable {
+        var book: AlarmBook
+        var zone: TimeZone
+    }
+
+    public init(
+        state: State, store: any Store, publisher: StatePublisher, noise: NoisePlayer?, library: SoundLibrary,
+        alarms: Configuration.Alarms, logger: Logger
+    ) {
+        self.state = state
+        self.store = store
+        self.publisher = publisher
+        self.noise = noise
+        self.library = library
+        self.grace = Double(alarms.missedGraceMinutes * 60)
+        self.upcoming = Double(alarms.upcomingMinutes * 60)
+        self.logger = logger
+    }
+
+    // MARK: Verbs
+
+    public func add(_ arguments: CommandArguments) async throws(CommandError) -> JSONValue {
+        try await change { state, now throws(CommandError) in
+            var args = arguments
+            if let sound = try args.string("sound") { args.values["sound"] = .string(try alarmSound(sound)) }
+            let alarm = try state.book.add(args, id: newID(in: state.book), defaultSound: defaultSound)
+            // A new alarm has no past: only occurrences from now on count.
+            state.book.handled(alarm.id, at: now)
+            return alarm.id
+        }
+    }
+
+    public func update(_ arguments: CommandArguments) async throws(CommandError) -> JSONValue {
+        try await change { state, now throws(CommandError) in
+            var args = arguments
+            if let sound = try args.string("sound") { args.values["sound"] = .string(try alarmSound(sound)) }
+            let alarm = try state.book.update(args)
+            state.book.handled(alarm.id, at: now)
+            if !alarm.enabled { cancelSession(of: alarm.id, in: &state, now: now) }
+            return alarm.id
+        }
+    }
+
+    public func delete(_ id: String) async throws(CommandError) -> JSONValue {
+        var deleted: Alarm?
+        _ = try await change { state, now throws(CommandError) in
+            deleted = try state.book.delete(id)
+            state.announced[id] = nil
+            cancelSession(of: id, in: &state, now: now)
+            return nil
+        }
+        return deleted.map { $0.json(nextFire: nil) } ?? .null
+    }
+
+    public func duplicate(_ id: String) async throws(CommandError) -> JSONValue {
+        try await change { state, now throws(CommandError) in
+            let copy = try state.book.duplicate(id, newID: newID(in: state.book))
+            state.book.handled(copy.id, at: now)
+            return copy.id
+        }
+    }
+
+    public func setEnabled(_ id: String, _ enabled: Bool) async throws(CommandError) -> JSONValue {
+        try await change { state, now throws(CommandError) in
+            _ = try state.book.setEnabled(id, enabled)
+            // Switched on again, it starts from now: what passed while it was off is not missed.
+            state.book.handled(id, at: now)
+            if !enabled { cancelSession(of: id, in: &state, now: now) }
+            return id
+        }
+    }
+
+    public func skipNext(_ id: String) async throws(CommandError) -> JSONValue {
+        try await change { state, now throws(CommandError) in
+            _ = try state.book.skipNext(id, now: max(now, state.book.lastHandled[id] ?? now), in: publisher.timeZone())
+            return id
+        }
+    }
+
+    public func unskip(_ id: String) async throws(CommandError) -> JSONValue {
+        try await change { state, _ throws(CommandError) in
+            _ = try state.book.unskip(id)
+            return id
+        }
+    }
+
+    public func snooze(minutes: Int?) async throws(CommandError) -> JSONValue {
+        try await act { ringing, now in ringing.snooze(minutes: minutes, at: now) }
+    }
+
+    public func dismiss() async throws(CommandError) -> JSONValue {
+        try await act { ringing, now in ringing.dismiss(at: now) }
+    }
+
+    // MARK: Time
+
+    /// Called by `AlarmService` before it starts ticking: publishes the alarm topics and goes on
+    /// with what was stored (a ring that had not timed out rings again, a snooze ends on time).
+    public func start() async {
+        guard !started else { return }
+        started = true
+        let now = publisher.clock.now()
+        var next = state
+        let outcomes = next.ringing.resume(at: now)
+        settle(outcomes, in: &next, now: now)
+        commitQuietly(next)
+        await perform(outcomes)
+        await advance()
+        publishAll()
+    }
+
+    /// Rings, reports and announces whatever has come due, and returns how long to wait before
+    /// looking again: at most a second, so a jump of the wall clock is seen within one, and no
+    /// later than the next instant at which something is due.
+    @discardableResult
+    public func advance() async -> Duration {
+        let now = publisher.clock.now()
+        let zone = publisher.timeZone()
+        let jumped = lastTick.map { now < $0 || now.timeIntervalSince($0) > 5 } ?? true
+        lastTick = now
+        let key = CacheKey(book: state.book, zone: zone)
+        if jumped || key != cacheKey || nextFires.values.contains(where: { $0 <= now }) {
+            var next = state
+            var outcomes: [Ringing.Outcome] = []
+            var missed: [(Alarm, Date)] = []
+            let due = next.book.alarms.flatMap { alarm in
+                AlarmSchedule.due(alarm, lastHandled: next.book.lastHandled[alarm.id], now: now, grace: grace, in: zone)
+                    .map { (alarm, $0) }
+            }.sorted { ($0.1.instant, $0.0.id) < ($1.1.instant, $1.0.id) }
+            for (alarm, occurrence) in due {
+                next.book.handled(alarm.id, at: occurrence.instant)
+                switch occurrence {
+                case .ring(let instant):
+                    outcomes += next.ringing.due(
+                        Ringing.Due(
+                            alarmID: alarm.id, label: alarm.label, firesAt: instant, snoozeMinutes: alarm.snoozeMinutes,
+                            ringTimeoutMinutes: alarm.ringTimeoutMinutes), at: now)
+                case .missed(let instant):
+                    missed.append((alarm, instant))
+                    if alarm.isOneShot { _ = try? next.book.setEnabled(alarm.id, false) }
+                }
+            }
+            settle(outcomes, in: &next, now: now)
+            commitQuietly(next)
+            for (alarm, instant) in missed {
+                logger.warning("alarm missed", metadata: ["alarm": "\(alarm.id)", "fires_at": "\(instant)"])
+                publisher.publishEvent("alarm_missed", eventDetails(alarm.id, alarm.label, ["fires_at": iso(instant, zone)]))
+            }
+            await perform(outcomes)
+            recomputeNextFires(now: now, zone: zone)
+        }
+        // Rings that time out, snoozes that end.
+        var next = state
+        let outcomes = next.ringing.tick(at: now)
+        if !outcomes.isEmpty {
+            settle(outcomes, in: &next, now: now)
+            commitQuietly(next)
+            await perform(outcomes)
+            recomputeNextFires(now: now, zone: zone)
+        }
+        announceUpcoming(now: now, zone: zone)
+        publishNext(now: now, zone: zone)
+        let soonest = ([state.ringing.nextChange] + nextFires.values.map { Optional($0) } + upcomingInstants)
+            .compactMap { $0?.timeIntervalSince(now) }.filter { $0 > 0 }.min() ?? 1
+        return .microseconds(Int64(max(0.001, min(1, soonest)) * 1_000_000))
+    }
+
+    /// Sleeps `delay`, or less when a command changes the alarms meanwhile.
+    public func sleep(_ delay: Duration) async {
+        let clock = publisher.clock
+        let task = Task<Void, Never> { try? await clock.sleep(delay) }
+        sleeper = task
+        await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
+        if sleeper == task { sleeper = nil }
+    }
+
+    // MARK: Changes
+
+    /// Runs an alarm change on a copy, stores it, then makes it current and publishes it. The
+    /// schedule first catches up, so nothing due under the old alarms is lost by the change.
+    private func change(_ body: (inout State, Date) throws(CommandError) -> String?) async throws(CommandError) -> JSONValue {
+        await advance()
+        let now = publisher.clock.now()
+        var next = state
+        pendingOutcomes = []
+        let id = try body(&next, now)
+        let outcomes = pendingOutcomes
+        pendingOutcomes = []
+        try commit(next)
+        await perform(outcomes)
+        recomputeNextFires(now: now, zone: publisher.timeZone())
+        publishAll()
+        wake()
+        guard let id, let alarm = state.book.alarms.first(where: { $0.id == id }) else { return .null }
+        return alarm.json(nextFire: nextFires[id].map { ISOTime.string($0, in: publisher.timeZone()) })
+    }
+
+    /// Snooze or dismiss: a change of the ringing state, stored before it is answered.
+    private func act(_ body: (inout Ringing, Date) -> [Ringing.Outcome]?) async throws(CommandError) -> JSONValue {
+        await advance()
+        let now = publisher.clock.now()
+        var next = state
+        guard let outcomes = body(&next.ringing, now) else {
+            throw CommandError(.conflict, "no alarm is ringing or snoozed")
+        }
+        settle(outcomes, in: &next, now: now)
+        try commit(next)
+        await perform(outcomes)
+        recomputeNextFires(now: now, zone: publisher.timeZone())
+        publishAll()
+        wake()
+        return state.ringing.json { ISOTime.string($0, in: publisher.timeZone()) }
+    }
+
+    /// Outcomes of cancelling a session inside a change, carried out once the change is stored.
+    private var pendingOutcomes: [Ringing.Outcome] = []
+
+    private func cancelSession(of id: String, in state: inout State, now: Date) {
+        let outcomes = state.ringing.cancel(alarmID: id, at: now)
+        settle(outcomes, in: &state, now: now)
+        pendingOutcomes += outcomes
+    }
+
+    /// The changes to the alarms that outcomes bring: a one-shot alarm that has finished ringing
+    /// disables itself.
+    private func settle(_ outcomes: [Ringing.Outcome], in state: inout State, now: Date) {
+        for outcome in outcomes {
+            switch outcome {
+            case .dismissed(let due), .autoSilenced(let due):
+                if let alarm = try? state.book.alarm(due.alarmID), alarm.isOneShot, alarm.enabled {
+                    _ = try? state.book.setEnabled(alarm.id, false)
+                }
+            case .ring, .snoozed, .waiting:
+                break
+            }
+        }
+    }
+
+    private func commit(_ next: State) throws(CommandError) {
+        guard next != state else { return }
+        do {
+            try store.save(Self.documentName, next.stored)
+        } catch {
+            throw CommandError(.unavailable, "alarms could not be stored: \(error)")
+        }
+        state = next
+    }
+
+    /// For changes the clock brings: when they cannot be stored they still happen (an alarm rings
+    /// whether or not the disk is writable), and the failure is logged.
+    private func commitQuietly(_ next: State) {
+        guard next != state else { return }
+        do {
+            try store.save(Self.documentName, next.stored)
+        } catch {
+            logger.error("alarms could not be stored", metadata: ["error": "\(error)"])
+        }
+        state = next
+    }
+
+    /// Sound and events for what happened, in order.
+    private func perform(_ outcomes: [Ringing.Outcome]) async {
+        guard !outcomes.isEmpty else { return }
+        let zone = publisher.timeZone()
+        for outcome in outcomes {
+            switch outcome {
+            case .ring(let due):
+                // The event first: it is what a subscriber times the alarm by.
+                let snoozes = state.ringing.current?.due == due ? state.ringing.current?.snoozeCount ?? 0 : 0
+                publisher.publishEvent(
+                    "alarm_ringing",
+                    eventDetails(due.alarmID, due.label, ["fires_at": iso(due.firesAt, zone), "snooze_count": .number(Double(snoozes))]))
+                logger.info("alarm ringing", metadata: ["alarm": "\(due.alarmID)", "label": "\(due.label)"])
+                await startTone(for: due.alarmID)
+            case .snoozed(let due, let until):
+                publisher.publishEvent("alarm_snoozed", eventDetails(due.alarmID, due.label, ["until": iso(until, zone)]))
+                await stopToneUnlessRinging()
+            case .dismissed(let due):
+                publisher.publishEvent("alarm_dismissed", eventDetails(due.alarmID, due.label, [:]))
+                await stopToneUnlessRinging()
+            case .autoSilenced(let due):
+                await stopToneUnlessRinging()
+                publisher.publishEvent(
+                    "alarm_auto_silenced", eventDetails(due.alarmID, due.label, ["after_min": .number(Double(due.ringTimeoutMinutes))]))
+            case .waiting(let due):
+                logger.info("alarm due while another rings; it rings next", metadata: ["alarm": "\(due.alarmID)"])
+            }
+        }
+        publishRinging()
+    }
+
+    private func startTone(for id: String) async {
+        guard let noise else { return }
+        let alarm = try? state.book.alarm(id)
+        let sound = alarm?.sound ?? defaultSound
+        let volume = alarm?.volume ?? 80
+        let ramp = alarm?.fadeInSeconds ?? 30
+        do {
+            try await noise.startAlarmTone(sound, volume: volume, rampSeconds: ramp)
+        } catch {
+            // A tone that went missing must not keep the alarm silent.
+            logger.error("alarm tone unavailable; using the default", metadata: ["sound": "\(sound)", "error": "\(error)"])
+            do {
+                try await noise.startAlarmTone(defaultSound, volume: volume, rampSeconds: ramp)
+            } catch {
+                logger.error("no alarm tone can be played", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Stops the tone when the alarm that rang is over. When another alarm rings now (it was
+    /// waiting), its own ring outcome follows and its tone takes over from this one.
+    private func stopToneUnlessRinging() async {
+        guard let noise, state.ringing.phase != .ringing else { return }
+        await noise.stopAlarmTone()
+    }
+
+    // MARK: Publishing
+
+    private func publishAll() {
+        let zone = publisher.timeZone()
+        publishAlarms(zone: zone)
+        publishRinging()
+        publishNext(now: publisher.clock.now(), zone: zone)
+    }
+
+    /// `B/alarms`, when it differs from what was published last.
+    private func publishAlarms(zone: TimeZone) {
+        publishIfChanged(
+            publisher.topics.alarms,
+            .array(state.book.alarms.map { $0.json(nextFire: nextFires[$0.id].map { ISOTime.string($0, in: zone) }) }))
+    }
+
+    private func publishRinging() {
+        publishIfChanged(publisher.topics.alarmState, state.ringing.json { ISOTime.string($0, in: publisher.timeZone()) })
+    }
+
+    /// The client keeps the latest retained value of each topic and sends it again after every
+    /// reconnect, so a value equal to the last one need not be published again.
+    private var published: [String: JSONValue] = [:]
+
+    private func publishIfChanged(_ topic: String, _ value: JSONValue) {
+        guard published[topic] != value else { return }
+        published[topic] = value
+        publisher.publishAlarmState(topic, value)
+    }
+
+    /// `B/alarm/next` when the next alarm changes, and at each minute for `in_s`.
+    private func publishNext(now: Date, zone: TimeZone) {
+        let soonest = nextFires.min { ($0.value, $0.key) < ($1.value, $1.key) }
+        let value: JSONValue
+        if let (id, instant) = soonest, let alarm = try? state.book.alarm(id) {
+            value = [
+                "id": .string(id), "label": .string(alarm.label), "fires_at": iso(instant, zone),
+                "in_s": .number(max(0, instant.timeIntervalSince(now).rounded(.down))),
+            ]
+        } else {
+            value = ["id": nil, "label": nil, "fires_at": nil, "in_s": nil]
+        }
+        let minute = Int64((now.timeIntervalSince1970 / 60).rounded(.down))
+        var identity = value.objectValue ?? [:]
+        identity["in_s"] = nil
+        if let (published, publishedMinute) = publishedNext, published == .object(identity), publishedMinute == minute { return }
+        publishedNext = (.object(identity), minute)
+        publisher.publishAlarmState(publisher.topics.alarmNext, value)
+    }
+
+    private var upcomingInstants: [Date?] {
+        guard upcoming > 0 else { return [] }
+        return nextFires.map { id, instant in state.announced[id] == instant ? nil : instant.addingTimeInterval(-upcoming) }
+    }
+
+    /// `alarm_upcoming`, once per occurrence, `alarms.upcoming_min` before it.
+    private func announceUpcoming(now: Date, zone: TimeZone) {
+        guard upcoming > 0 else { return }
+        var next = state
+        var announce: [(Alarm, Date)] = []
+        for (id, instant) in nextFires.sorted(by: { $0.value < $1.value })
+        where instant.timeIntervalSince(now) <= upcoming && next.announced[id] != instant {
+            guard let alarm = try? next.book.alarm(id) else { continue }
+            next.announced[id] = instant
+            announce.append((alarm, instant))
+        }
+        guard !announce.isEmpty else { return }
+        commitQuietly(next)
+        for (alarm, instant) in announce {
+            publisher.publishEvent(
+                "alarm_upcoming",
+                eventDetails(alarm.id, alarm.label, [
+                    "fires_at": iso(instant, zone), "in_s": .number(max(0, instant.timeIntervalSince(now).rounded(.down))),
+                ]))
+        }
+    }
+
+    // MARK: Helpers
+
+    private func recomputeNextFires(now: Date, zone: TimeZone) {
+        var fires: [String: Date] = [:]
+        for alarm in state.book.alarms {
+            // Never before the last handled occurrence: after the wall clock is set back, an
+            // occurrence that already rang is not shown (or rung) again.
+            let after = max(now, state.book.lastHandled[alarm.id] ?? now)
+            fires[alarm.id] = AlarmSchedule.nextFire(of: alarm, after: after, in: zone)
+        }
+        nextFires = fires
+        cacheKey = CacheKey(book: state.book, zone: zone)
+        publishAlarms(zone: zone)
+    }
+
+    /// Wakes the scheduler loop, so a change is seen at once rather than after its current sleep.
+    private func wake() {
+        sleeper?.cancel()
+    }
+
+    private var defaultSound: String { library.catalog.defaultSound(of: .alarm)?.id ?? "" }
+
+    private func alarmSound(_ reference: String) throws(CommandError) -> String {
+        try library.sound(reference, field: "sound", kind: .alarm).id
+    }
+
+    private func newID(in book: AlarmBook) -> String {
+        while true {
+            let id = String(UUID().uuidString.prefix(8)).lowercased()
+            if !book.alarms.contains(where: { $0.id == id }) { return id }
+        }
+    }
+
+    private func iso(_ instant: Date, _ zone: TimeZone) -> JSONValue {
+        .string(ISOTime.string(instant, in: zone))
+    }
+
+    private func eventDetails(_ id: String, _ label: String, _ extra: [String: JSONValue]) -> [String: JSONValue] {
+        extra.merging(["alarm_id": .string(id), "label": .string(label)]) { a, _ in a }
+    }
+}
