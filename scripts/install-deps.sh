@@ -13,6 +13,7 @@ packages=(
   dbus python3-dbus python3-dbusmock libglib2.0-bin   # tests: a private bus, a mocked UPower, gdbus
   openssl                                        # certificates for the TLS tests
   procps                                         # pgrep/ps for tests and benchmarks
+  faketime                                       # tests: a node process whose wall clock jumps (libfaketime)
 )
 
 missing=()

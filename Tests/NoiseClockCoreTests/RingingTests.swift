@@ -123,6 +123,6 @@ struct RingingTests {
         ])
         // An alarm due meanwhile rings; a waits behind it and is listed.
         _ = ringing.due(due("b"), at: at(120))
-        #expect(ringing.json(isoTime: iso)["waiting"] == [["alarm_id": "a", "label": "A", "fires_at": "T0"]])
+        #expect(ringing.json(isoTime: iso)[member: "waiting"] == [["alarm_id": "a", "label": "A", "fires_at": "T0"]])
     }
 }
