@@ -186,8 +186,7 @@ public actor AlarmScheduler {
         var next = state
         let outcomes = next.ringing.resume(at: now)
         settle(outcomes, in: &next, now: now)
-        commitQuietly(next)
-        await perform(outcomes)
+        await adopt(next, performing: outcomes)
         await advance()
         publishAll()
     }
@@ -224,12 +223,12 @@ public actor AlarmScheduler {
                 }
             }
             settle(outcomes, in: &next, now: now)
-            commitQuietly(next)
-            for (alarm, instant) in missed {
-                logger.warning("alarm missed", metadata: ["alarm": "\(alarm.id)", "fires_at": "\(instant)"])
-                publisher.publishEvent("alarm_missed", eventDetails(alarm.id, alarm.label, ["fires_at": iso(instant, zone)]))
+            await adopt(next, performing: outcomes) {
+                for (alarm, instant) in missed {
+                    logger.warning("alarm missed", metadata: ["alarm": "\(alarm.id)", "fires_at": "\(instant)"])
+                    publisher.publishEvent("alarm_missed", eventDetails(alarm.id, alarm.label, ["fires_at": iso(instant, zone)]))
+                }
             }
-            await perform(outcomes)
             recomputeNextFires(now: now, zone: zone)
         }
         // Rings that time out, snoozes that end.
@@ -237,11 +236,10 @@ public actor AlarmScheduler {
         let outcomes = next.ringing.tick(at: now)
         if !outcomes.isEmpty {
             settle(outcomes, in: &next, now: now)
-            commitQuietly(next)
-            await perform(outcomes)
+            await adopt(next, performing: outcomes)
             recomputeNextFires(now: now, zone: zone)
         }
-        announceUpcoming(now: now, zone: zone)
+        await announceUpcoming(now: now, zone: zone)
         publishNext(now: now, zone: zone)
         let soonest = ([state.ringing.nextChange] + nextFires.values.map { Optional($0) } + upcomingInstants)
             .compactMap { $0?.timeIntervalSince(now) }.filter { $0 > 0 }.min() ?? 1
@@ -333,16 +331,23 @@ public actor AlarmScheduler {
         state = next
     }
 
-    /// For changes the clock brings: when they cannot be stored they still happen (an alarm rings
-    /// whether or not the disk is writable), and the failure is logged.
-    private func commitQuietly(_ next: State) {
-        guard next != state else { return }
+    /// For changes the clock brings. They are heard first and stored right after: the store's
+    /// fsync takes milliseconds to tens of them, and an alarm is timed by its `alarm_ringing`.
+    /// A crash in between is safe: the occurrence is then still due at the restart, and a ring
+    /// interrupted by a restart rings again anyway. When the change cannot be stored it still
+    /// happens (an alarm rings whether or not the disk is writable), and the failure is logged.
+    private func adopt(_ next: State, performing outcomes: [Ringing.Outcome] = [], then report: () -> Void = {}) async {
+        let changed = next != state
+        state = next
+        report()
+        await perform(outcomes)
+        guard changed else { return }
         do {
-            try store.save(Self.documentName, next.stored)
+            // `state`, not `next`: a change made while the tone started is stored too.
+            try store.save(Self.documentName, state.stored)
         } catch {
             logger.error("alarms could not be stored", metadata: ["error": "\(error)"])
         }
-        state = next
     }
 
     /// Sound and events for what happened, in order.
@@ -458,7 +463,7 @@ public actor AlarmScheduler {
     }
 
     /// `alarm_upcoming`, once per occurrence, `alarms.upcoming_min` before it.
-    private func announceUpcoming(now: Date, zone: TimeZone) {
+    private func announceUpcoming(now: Date, zone: TimeZone) async {
         guard upcoming > 0 else { return }
         var next = state
         var announce: [(Alarm, Date)] = []
@@ -469,13 +474,14 @@ public actor AlarmScheduler {
             announce.append((alarm, instant))
         }
         guard !announce.isEmpty else { return }
-        commitQuietly(next)
-        for (alarm, instant) in announce {
-            publisher.publishEvent(
-                "alarm_upcoming",
-                eventDetails(alarm.id, alarm.label, [
-                    "fires_at": iso(instant, zone), "in_s": .number(max(0, instant.timeIntervalSince(now).rounded(.down))),
-                ]))
+        await adopt(next) {
+            for (alarm, instant) in announce {
+                publisher.publishEvent(
+                    "alarm_upcoming",
+                    eventDetails(alarm.id, alarm.label, [
+                        "fires_at": iso(instant, zone), "in_s": .number(max(0, instant.timeIntervalSince(now).rounded(.down))),
+                    ]))
+            }
         }
     }
 

@@ -20,7 +20,9 @@ public struct NodeClock: Sendable {
 
     public static let live = NodeClock(
         now: { Date() },
-        sleep: { try await ContinuousClock().sleep(for: $0) },
+        // An explicit tolerance: without one the timer may fire up to a tenth of the sleep late
+        // (dispatch's default leeway), 100 ms after a one-second sleep — too late for an alarm.
+        sleep: { try await ContinuousClock().sleep(for: $0, tolerance: .milliseconds(1)) },
         systemTimeZone: { TimeZone.current })
 
     /// A clock driven by any `Clock` (a test clock), starting at the wall-clock instant `start`.

@@ -20,6 +20,8 @@ let burstSize = option("--burst", default: 10_000)
 let startRuns = option("--start-runs", default: 10)
 let noiseSeconds = option("--noise-seconds", default: 60)
 let soakSeconds = option("--soak-seconds", default: 600)
+let alarmNodes = option("--alarm-nodes", default: 5)
+let alarmMinutes = option("--alarm-minutes", default: 4)
 
 struct Row {
     var what: String
@@ -78,6 +80,20 @@ final class Probe: @unchecked Sendable {
             if message.topic == topic { return message }
         }
         return nil
+    }
+}
+
+extension Probe {
+    /// The next message on any subscribed topic, or nil when `timeout` passes first.
+    func nextAny(timeout: Duration) async -> MQTTMessage? {
+        let (client, wake) = (self.client, wakeTopic)
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            client.publish(MQTTMessage(topic: wake, payload: []))
+        }
+        defer { watchdog.cancel() }
+        guard let message = await iterator.next(), message.topic != wake else { return nil }
+        return message
     }
 }
 
@@ -213,6 +229,70 @@ let startP50 = percentile(startTimes, 50), startMax = startTimes.max() ?? .nan
 rows.append(Row(
     what: "start-up (\(startRuns)×): process start → online + all retained, p50 / max", measured: "\(f(startP50, 1)) / \(f(startMax, 1)) ms",
     baseline: "—", target: "≤ 300 ms", met: startMax <= 300))
+
+// MARK: Alarm accuracy: `alarm_ringing` at a subscriber minus `fires_at`, real time, several nodes.
+
+if alarmNodes > 0 && alarmMinutes > 0 {
+    let zone = TimeZone(identifier: "Europe/Berlin") ?? .current
+    var nodes: [(NodeProcess, ChildProcess)] = []
+    for _ in 0..<alarmNodes {
+        let alarmNode = try NodeProcess(port: broker.port, environment: ["NOISECLOCK_AUDIO_DEVICE": "null"])
+        nodes.append((alarmNode, try alarmNode.start(logLevel: "warning")))
+    }
+    let watcher = try await Probe(
+        port: broker.port,
+        subscriptions: nodes.flatMap { [$0.0.topics.event, $0.0.topics.availability, $0.0.topics.response("alarm/add")] })
+    var online = 0
+    while online < alarmNodes, let message = await watcher.iterator.next() {
+        if message.text == "online" { online += 1 }
+    }
+    // One-shot alarms at the next whole minutes at least 10 s away, one per node per minute.
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = zone
+    let soon = Date().addingTimeInterval(10)
+    let firstMinute = calendar.dateInterval(of: .minute, for: soon).map { $0.end } ?? soon
+    let formatter = DateFormatter()
+    formatter.timeZone = zone
+    formatter.dateFormat = "HH:mm"
+    var added = 0
+    for minute in 0..<alarmMinutes {
+        let time = formatter.string(from: firstMinute.addingTimeInterval(Double(minute * 60)))
+        for (alarmNode, _) in nodes {
+            watcher.client.publish(MQTTMessage(
+                topic: alarmNode.topics.command("alarm/add"), payload: Array(#"{"time":"\#(time)","label":"bench"}"#.utf8)))
+            if await watcher.next(on: alarmNode.topics.response("alarm/add")) != nil { added += 1 }
+        }
+    }
+    progress("alarm accuracy: \(added) alarms on \(alarmNodes) nodes, first at \(formatter.string(from: firstMinute))")
+    let iso = ISO8601DateFormatter()
+    var lateness: [Double] = []
+    let until = ContinuousClock.now + .seconds(Int64(alarmMinutes * 60 + 40))
+    var ringingThisMinute = 0
+    while lateness.count < added, ContinuousClock.now < until {
+        guard let message = await watcher.nextAny(timeout: .seconds(1)) else { continue }
+        let received = Date()
+        guard message.topic.hasSuffix("/event"), let event = try? JSONValue.parse(message.payload),
+              event.objectValue?["event"]?.stringValue == "alarm_ringing",
+              let firesAt = event.objectValue?["fires_at"]?.stringValue.flatMap(iso.date(from:))
+        else { continue }
+        lateness.append(received.timeIntervalSince(firesAt) * 1000)
+        ringingThisMinute += 1
+        if ringingThisMinute == alarmNodes {
+            // Every node rang: one dismiss for all, so the next minute's alarms ring on time.
+            watcher.client.publish(MQTTMessage(topic: "noiseclock/all/cmd/dismiss", payload: []))
+            ringingThisMinute = 0
+        }
+    }
+    for (_, running) in nodes { running.signal(SIGTERM) }
+    for (_, running) in nodes { _ = await running.waitForExit(timeout: .seconds(3)) }
+    await watcher.client.stop(timeout: .milliseconds(200))
+    let p99 = percentile(lateness, 99)
+    rows.append(Row(
+        what: "alarm accuracy (\(lateness.count) of \(added) alarms, \(alarmNodes) nodes ringing together): received − fires_at, p50 / p99 / max",
+        measured: "\(f(percentile(lateness, 50), 1)) / \(f(p99, 1)) / \(f(lateness.max() ?? .nan, 1)) ms",
+        baseline: "—", target: "p99 ≤ 50 ms", met: lateness.count == added && added >= 20 && p99 <= 50))
+    progress("alarm accuracy done")
+}
 
 // MARK: Noise playback to a real-time sink, beside mpg123 playing the same file to the same sink.
 
