@@ -332,7 +332,7 @@ public actor AlarmScheduler {
     }
 
     /// For changes the clock brings. They are heard first and stored right after: the store's
-    /// fsync takes milliseconds to tens of them, and an alarm is timed by its `alarm_ringing`.
+    /// fsync can take tens of milliseconds on an SD card, and an alarm is timed by its `alarm_ringing`.
     /// A crash in between is safe: the occurrence is then still due at the restart, and a ring
     /// interrupted by a restart rings again anyway. When the change cannot be stored it still
     /// happens (an alarm rings whether or not the disk is writable), and the failure is logged.
