@@ -81,6 +81,13 @@ public struct AlarmBook: Sendable, Hashable {
         return alarm
     }
 
+    /// Clears skips whose date is before `today` (`YYYY-MM-DD`): the skipped occurrence is over.
+    public mutating func clearSkips(before today: String) {
+        for index in alarms.indices {
+            if let skip = alarms[index].skipNext, skip < today { alarms[index].skipNext = nil }
+        }
+    }
+
     public mutating func unskip(_ id: String) throws(CommandError) -> Alarm {
         var alarm = try alarm(id)
         alarm.skipNext = nil
@@ -117,6 +124,9 @@ extension Alarm {
         members["id"] = nil
         let blank = Alarm(id: id, time: .midnight, sound: "")
         self = try blank.updated(with: CommandArguments(members))
+        // Without its time an alarm is damaged, not a 00:00 alarm. (A missing sound is the
+        // default tone, as at ring time a tone that went missing is.)
+        guard members["time"] != nil else { throw .invalidField("time", "is missing from the stored alarm \(id)") }
         if let skip, skip != .null {
             guard let date = skip.stringValue else { throw .invalidField("skip_next", "must be a date or null") }
             skipNext = date

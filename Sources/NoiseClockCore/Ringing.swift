@@ -41,6 +41,9 @@ public struct Ringing: Sendable, Hashable {
         case autoSilenced(Due)
         /// Due while another alarm rings; it rings after that one.
         case waiting(Due)
+        /// A snooze that ended more than the grace period ago (the node was down, or the wall
+        /// clock jumped over it): reported, not rung. `at` is when it should have rung.
+        case missed(Due, at: Date)
     }
 
     public private(set) var current: Session?
@@ -95,13 +98,18 @@ public struct Ringing: Sendable, Hashable {
         return [.dismissed(session.due)] + promote(at: now)
     }
 
-    /// Advances time: ends a ring past its timeout, rings a snooze that is over.
-    public mutating func tick(at now: Date) -> [Outcome] {
+    /// Advances time: ends a ring past its timeout, rings a snooze that is over — or, when it
+    /// ended more than `grace` ago, reports it missed and ends it, as SPEC §3 treats an occurrence.
+    public mutating func tick(at now: Date, grace: TimeInterval = .infinity) -> [Outcome] {
+        keepInThePast(now)
         guard var session = current else { return promote(at: now) }
         switch session.phase {
         case .ringing where now.timeIntervalSince(session.since) >= Double(session.due.ringTimeoutMinutes * 60):
             current = nil
             return [.autoSilenced(session.due)] + promote(at: now)
+        case .snoozed where session.snoozedUntil.map { now.timeIntervalSince($0) > grace } ?? false:
+            current = nil
+            return [.missed(session.due, at: session.snoozedUntil ?? now)] + promote(at: now)
         case .snoozed where session.snoozedUntil.map { now >= $0 } ?? false:
             session.phase = .ringing
             session.since = now
@@ -124,11 +132,41 @@ public struct Ringing: Sendable, Hashable {
 
     /// After a restart: what was stored goes on. A ring whose timeout has not passed rings again
     /// (its timeout still counted from when it began); a snooze that ended meanwhile rings now.
-    public mutating func resume(at now: Date) -> [Outcome] {
-        let outcomes = tick(at: now)
+    public mutating func resume(at now: Date, grace: TimeInterval = .infinity) -> [Outcome] {
+        let outcomes = tick(at: now, grace: grace)
         if outcomes.contains(where: { if case .ring = $0 { true } else { false } }) { return outcomes }
         guard let session = current, session.phase == .ringing else { return outcomes }
         return outcomes + [.ring(session.due)]
+    }
+
+    /// The wall clock was set back by `-seconds`: rings and snoozes move with it, keeping what they
+    /// had left (a ring must not go on for 70 minutes because the clock went back an hour). A clock
+    /// set forward is taken as it is: a snooze it jumped over ends (rung, or missed beyond the
+    /// grace), as an occurrence would.
+    public mutating func shift(by seconds: TimeInterval) {
+        func moved(_ session: Session) -> Session {
+            var session = session
+            session.since = session.since.addingTimeInterval(seconds)
+            session.snoozedUntil = session.snoozedUntil?.addingTimeInterval(seconds)
+            return session
+        }
+        current = current.map(moved)
+        waiting = waiting.map(moved)
+    }
+
+    /// A session that began after `now` (the clock was set back while nobody looked, e.g. while
+    /// the node was down) is moved back to begin now, so it is never stretched by the change.
+    mutating func keepInThePast(_ now: Date) {
+        func moved(_ session: Session) -> Session {
+            guard session.since > now else { return session }
+            let back = now.timeIntervalSince(session.since)
+            var session = session
+            session.since = now
+            session.snoozedUntil = session.snoozedUntil?.addingTimeInterval(back)
+            return session
+        }
+        current = current.map(moved)
+        waiting = waiting.map(moved)
     }
 
     /// The next instant at which `tick` has something to do: a snooze ending or a ring timing out.
@@ -214,6 +252,9 @@ extension Ringing.Session {
         let members = try StoredFields(value, "ringing session")
         guard let phase = Ringing.Phase(rawValue: try members.string("phase")), phase != .idle else {
             throw .invalidField("phase", "must be ringing or snoozed")
+        }
+        if phase == .snoozed, members.values["snoozed_until"] ?? .null == .null {
+            throw .invalidField("snoozed_until", "a snoozed alarm needs the time its snooze ends")
         }
         self.init(
             due: Ringing.Due(

@@ -76,7 +76,9 @@ public actor AlarmScheduler {
     /// The next fire of each enabled alarm, worked out for `cacheKey`; recomputed when that changes.
     private var nextFires: [String: Date] = [:]
     private var cacheKey: CacheKey?
+    /// The wall clock at the last look: earlier now, or more than 5 s later, is a jump.
     private var lastTick: Date?
+    private var skipsCheckedMinute: Int64?
     private var publishedNext: (JSONValue, minute: Int64)?
     private var sleeper: Task<Void, Never>?
     private var started = false
@@ -184,7 +186,7 @@ public actor AlarmScheduler {
         started = true
         let now = publisher.clock.now()
         var next = state
-        let outcomes = next.ringing.resume(at: now)
+        let outcomes = next.ringing.resume(at: now, grace: grace)
         settle(outcomes, in: &next, now: now)
         await adopt(next, performing: outcomes)
         await advance()
@@ -199,7 +201,15 @@ public actor AlarmScheduler {
         let now = publisher.clock.now()
         let zone = publisher.timeZone()
         let jumped = lastTick.map { now < $0 || now.timeIntervalSince($0) > 5 } ?? true
+        if let last = lastTick, now < last, state.ringing.current != nil || !state.ringing.waiting.isEmpty {
+            // The wall clock was set back (it never runs backwards): a ring's timeout and a snooze
+            // move back with it, so they keep what they had left, not stretched by the change.
+            var next = state
+            next.ringing.shift(by: now.timeIntervalSince(last))
+            await adopt(next)
+        }
         lastTick = now
+        await clearPassedSkips(now: now, zone: zone)
         let key = CacheKey(book: state.book, zone: zone)
         if jumped || key != cacheKey || nextFires.values.contains(where: { $0 <= now }) {
             var next = state
@@ -233,8 +243,8 @@ public actor AlarmScheduler {
         }
         // Rings that time out, snoozes that end.
         var next = state
-        let outcomes = next.ringing.tick(at: now)
-        if !outcomes.isEmpty {
+        let outcomes = next.ringing.tick(at: now, grace: grace)
+        if !outcomes.isEmpty || next != state {
             settle(outcomes, in: &next, now: now)
             await adopt(next, performing: outcomes)
             recomputeNextFires(now: now, zone: zone)
@@ -280,7 +290,9 @@ public actor AlarmScheduler {
         return alarm.json(nextFire: nextFires[id].map { ISOTime.string($0, in: publisher.timeZone()) })
     }
 
-    /// Snooze or dismiss: a change of the ringing state, stored before it is answered.
+    /// Snooze or dismiss: a change of the ringing state, stored before it is answered. Unlike
+    /// other changes, these take effect even when they cannot be stored: a ringing alarm must
+    /// always be stoppable. The failure is logged; after a restart the stored ring goes on.
     private func act(_ body: (inout Ringing, Date) -> [Ringing.Outcome]?) async throws(CommandError) -> JSONValue {
         await advance()
         let now = publisher.clock.now()
@@ -289,7 +301,12 @@ public actor AlarmScheduler {
             throw CommandError(.conflict, "no alarm is ringing or snoozed")
         }
         settle(outcomes, in: &next, now: now)
-        try commit(next)
+        do {
+            try commit(next)
+        } catch {
+            logger.error("snooze or dismiss could not be stored; acting on it anyway", metadata: ["error": "\(error)"])
+            state = next
+        }
         await perform(outcomes)
         recomputeNextFires(now: now, zone: publisher.timeZone())
         publishAll()
@@ -311,7 +328,7 @@ public actor AlarmScheduler {
     private func settle(_ outcomes: [Ringing.Outcome], in state: inout State, now: Date) {
         for outcome in outcomes {
             switch outcome {
-            case .dismissed(let due), .autoSilenced(let due):
+            case .dismissed(let due), .autoSilenced(let due), .missed(let due, _):
                 if let alarm = try? state.book.alarm(due.alarmID), alarm.isOneShot, alarm.enabled {
                     _ = try? state.book.setEnabled(alarm.id, false)
                 }
@@ -374,6 +391,10 @@ public actor AlarmScheduler {
                 await stopToneUnlessRinging()
                 publisher.publishEvent(
                     "alarm_auto_silenced", eventDetails(due.alarmID, due.label, ["after_min": .number(Double(due.ringTimeoutMinutes))]))
+            case .missed(let due, let instant):
+                await stopToneUnlessRinging()
+                logger.warning("snoozed alarm missed", metadata: ["alarm": "\(due.alarmID)", "was_due": "\(instant)"])
+                publisher.publishEvent("alarm_missed", eventDetails(due.alarmID, due.label, ["fires_at": iso(instant, zone)]))
             case .waiting(let due):
                 logger.info("alarm due while another rings; it rings next", metadata: ["alarm": "\(due.alarmID)"])
             }
@@ -493,7 +514,10 @@ public actor AlarmScheduler {
             // Never before the last handled occurrence: after the wall clock is set back, an
             // occurrence that already rang is not shown (or rung) again.
             let after = max(now, state.book.lastHandled[alarm.id] ?? now)
-            fires[alarm.id] = AlarmSchedule.nextFire(of: alarm, after: after, in: zone)
+            // A one-shot alarm being dealt with (ringing, snoozed or waiting) has no next time:
+            // it switches itself off when it is over.
+            let inSession = ([state.ringing.current].compactMap { $0 } + state.ringing.waiting).contains { $0.due.alarmID == alarm.id }
+            fires[alarm.id] = alarm.isOneShot && inSession ? nil : AlarmSchedule.nextFire(of: alarm, after: after, in: zone)
         }
         nextFires = fires
         cacheKey = CacheKey(book: state.book, zone: zone)
@@ -511,11 +535,25 @@ public actor AlarmScheduler {
         try library.sound(reference, field: "sound", kind: .alarm).id
     }
 
+    /// Eight hex characters, the first a letter: an id sent as a bare payload must never read as
+    /// a JSON number (`12345678`, `123e4567`).
     private func newID(in book: AlarmBook) -> String {
         while true {
-            let id = String(UUID().uuidString.prefix(8)).lowercased()
+            let hex = UUID().uuidString.lowercased().filter(\.isHexDigit)
+            let id = String("abcdef".randomElement() ?? "a") + hex.prefix(7)
             if !book.alarms.contains(where: { $0.id == id }) { return id }
         }
+    }
+
+    /// Once a minute: a `skip_next` date that is over is cleared (the skipped occurrence is past).
+    private func clearPassedSkips(now: Date, zone: TimeZone) async {
+        let minute = Int64((now.timeIntervalSince1970 / 60).rounded(.down))
+        guard skipsCheckedMinute != minute else { return }
+        skipsCheckedMinute = minute
+        guard state.book.alarms.contains(where: { $0.skipNext != nil }) else { return }
+        var next = state
+        next.book.clearSkips(before: AlarmSchedule.localDate(of: now, in: zone))
+        await adopt(next)
     }
 
     private func iso(_ instant: Date, _ zone: TimeZone) -> JSONValue {

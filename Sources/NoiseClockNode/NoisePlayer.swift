@@ -240,7 +240,10 @@ public actor NoisePlayer {
 
     /// Plays again what was playing when the node stopped (unless its sleep timer has run out).
     public func resume() {
-        guard case .value(let value) = store.load(Self.documentName), let stored = NoiseMix(stored: value) else { return }
+        guard case .value(let value) = store.load(Self.documentName), let stored = NoiseMix(stored: value) else {
+            publishState()
+            return
+        }
         lastLayers = NoiseMix(stored: ["playing": false, "volume": 0, "sounds": value.objectValue?["last"] ?? []])?.layers ?? []
         if lastLayers.isEmpty { lastLayers = stored.layers }
         mix.volume = stored.volume

@@ -31,6 +31,39 @@ struct RingingTests {
         #expect(ringing.phase == .idle)
     }
 
+    @Test("a snooze that ended more than the grace ago is missed, not rung; within the grace it rings")
+    func staleSnooze() {
+        var late = Ringing()
+        _ = late.due(due("a", snooze: 5), at: at(0))
+        _ = late.snooze(minutes: nil, at: at(0))
+        #expect(late.tick(at: at(300 + 601), grace: 600) == [.missed(due("a", snooze: 5), at: at(300))])
+        #expect(late.phase == .idle)
+
+        var inTime = Ringing()
+        _ = inTime.due(due("a", snooze: 5), at: at(0))
+        _ = inTime.snooze(minutes: nil, at: at(0))
+        #expect(inTime.tick(at: at(300 + 600), grace: 600) == [.ring(due("a", snooze: 5))])
+    }
+
+    @Test("shift moves rings and snoozes with a clock set back; a session that began in the future begins now")
+    func shiftAndKeepInThePast() {
+        var ringing = Ringing()
+        _ = ringing.due(due("a", timeout: 10), at: at(0))
+        ringing.shift(by: -3600)
+        #expect(ringing.current?.since == at(-3600))
+        // Ten minutes after the (shifted) start it times out, not an hour later.
+        #expect(ringing.tick(at: at(-3600 + 599)).isEmpty)
+        #expect(ringing.tick(at: at(-3600 + 600)) == [.autoSilenced(due("a", timeout: 10))])
+
+        var snoozed = Ringing()
+        _ = snoozed.due(due("b", snooze: 5), at: at(0))
+        _ = snoozed.snooze(minutes: nil, at: at(0))
+        // Seen first an hour before the snooze began (no shift told): it begins now, keeping its 5 minutes.
+        #expect(snoozed.tick(at: at(-3600)).isEmpty)
+        #expect(snoozed.current?.since == at(-3600))
+        #expect(snoozed.current?.snoozedUntil == at(-3600 + 300))
+    }
+
     @Test("snooze takes the minutes asked for; without a ringing alarm there is nothing to snooze or dismiss")
     func snoozeMinutesAndNothing() {
         var ringing = Ringing()

@@ -494,6 +494,16 @@ struct NoisePlayerTests {
         #expect(state.json == noiseState(playing: true, [("pink-noise", 60), ("brown-noise", 30)], volume: 70))
     }
 
+    @Test("a first start with nothing stored publishes B/noise, silent, so the retained state exists")
+    func resumeNothingStored() async throws {
+        let fixture = try PlayerFixture()
+        await fixture.player.resume()
+        let state = try #require(fixture.noiseStates.last)
+        #expect(state.retain)
+        #expect(state.json?["playing"] == false)
+        #expect(fixture.output.ids.isEmpty)
+    }
+
     @Test("a stopped mix is stored as stopped: a second player resumes silence but keeps the volume")
     func resumeStopped() async throws {
         let first = try PlayerFixture()

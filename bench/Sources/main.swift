@@ -163,7 +163,16 @@ rows.append(Row(
     target: "p99 ≤ 2.5 × broker (\(f(2.5 * brokerP99, 3)) ms)", met: pingP99 <= 2.5 * brokerP99))
 progress("round trip done")
 
-// MARK: Idle: RSS, RssAnon and CPU over the idle window.
+// MARK: Idle: RSS, RssAnon and CPU over the idle window, with 10 alarms (SPEC §7).
+
+let alarmProbe = try await Probe(port: broker.port, subscriptions: [node.topics.response("alarm/add")])
+for hour in 0..<10 {
+    alarmProbe.client.publish(MQTTMessage(
+        topic: node.topics.command("alarm/add"),
+        payload: Array(#"{"time":"\#(10 + hour):15","days":["mon","tue","wed","thu","fri"],"label":"idle \#(hour)"}"#.utf8)))
+    _ = await alarmProbe.next(on: node.topics.response("alarm/add"))
+}
+await alarmProbe.client.stop(timeout: .milliseconds(200))
 
 let idleCPUStart = cpuSeconds(process.pid)
 let idleStart = ContinuousClock.now
@@ -171,7 +180,7 @@ try await Task.sleep(for: .seconds(idleSeconds))
 let idleCPU = (cpuSeconds(process.pid) - idleCPUStart) / (ms(ContinuousClock.now - idleStart) / 1000) * 100
 let rssAnon = procStatus(process.pid, "RssAnon"), rss = procStatus(process.pid, "VmRSS")
 rows.append(Row(
-    what: "idle node (battery via UPower), \(idleSeconds) s: RssAnon / RSS / CPU", measured: "\(f(rssAnon)) MB / \(f(rss)) MB / \(f(idleCPU, 3)) %",
+    what: "idle node (10 alarms, battery via UPower), \(idleSeconds) s: RssAnon / RSS / CPU", measured: "\(f(rssAnon)) MB / \(f(rss)) MB / \(f(idleCPU, 3)) %",
     baseline: "—", target: "RssAnon ≤ 8 MB, CPU ≤ 0.1 %", met: rssAnon <= 8 && idleCPU <= 0.1))
 progress("idle done")
 
@@ -212,13 +221,19 @@ var startTimes: [Double] = []
 for _ in 0..<startRuns {
     let fresh = try NodeProcess(port: broker.port)
     let watcher = try await Probe(port: broker.port, subscriptions: ["\(fresh.topics.node)/#"])
-    let wanted: Set<String> = [fresh.topics.availability, fresh.topics.status, fresh.topics.settings, fresh.topics.clock]
+    let wanted: Set<String> = [
+        fresh.topics.availability, fresh.topics.status, fresh.topics.settings, fresh.topics.clock, fresh.topics.alarms,
+        fresh.topics.alarmNext, fresh.topics.alarmState, fresh.topics.noise,
+    ]
     var seen: Set<String> = []
     let start = ContinuousClock.now
     let started = try fresh.start(logLevel: "warning")
-    while seen != wanted, let message = await watcher.iterator.next() {
+    let giveUp = ContinuousClock.now + .seconds(10)
+    while seen != wanted, ContinuousClock.now < giveUp {
+        guard let message = await watcher.nextAny(timeout: .seconds(1)) else { continue }
         if message.topic != fresh.topics.availability || message.text == "online" { seen.insert(message.topic) }
     }
+    if seen != wanted { progress("start-up: never saw \(wanted.subtracting(seen).sorted())") }
     startTimes.append(ms(ContinuousClock.now - start))
     progress("start-up run \(startTimes.count): \(f(startTimes.last ?? 0, 1)) ms")
     started.signal(SIGTERM)

@@ -1,0 +1,136 @@
+import Clocks
+import Foundation
+import NoiseClockAudio
+import NoiseClockCore
+import NoiseClockMQTT
+import Synchronization
+import Testing
+
+@testable import NoiseClockNode
+
+/// How far the wall clock has been set forward (or back) from the monotonic test clock: NTP at
+/// boot, a resume from suspend or a manual change, without any time passing.
+final class WallClockOffset: Sendable {
+    private let seconds = Mutex<TimeInterval>(0)
+
+    var value: TimeInterval { seconds.withLock { $0 } }
+
+    func jump(by delta: TimeInterval) { seconds.withLock { $0 += delta } }
+}
+
+/// A whole node (`kitchen`, base topic `noiseclock`) for the alarm tests: the real sound catalog, a
+/// real noise player on a `FakeAudioOutput`, a fake transport, a store (in memory unless given)
+/// and a test clock whose wall time can also jump. The zone is Europe/Berlin; unless told
+/// otherwise the clock starts on Tuesday 2026-03-10 at 08:04:00 there (07:04 UTC, +01:00).
+/// The scheduler has been started (`start()`, as `AlarmService` does first) when `init` returns.
+struct AlarmFixture {
+    static let start = instant(2026, 3, 10, 8, 4, in: berlin)
+
+    let transport = FakeTransport()
+    let store: any Store
+    let clock = TestClock<Duration>()
+    let offset = WallClockOffset()
+    let output = FakeAudioOutput()
+    let logs = LogRecorder()
+    let library: SoundLibrary
+    let node: Node
+
+    init(
+        start: Date = Self.start, configuration file: [String: String] = [:], store: any Store = InMemoryStore(),
+        startScheduler: Bool = true
+    ) async throws {
+        self.store = store
+        library = try realLibrary()
+        let driven = NodeClock.driven(by: clock, startingAt: start, timeZone: berlin)
+        let offset = self.offset
+        let nodeClock = NodeClock(
+            now: { driven.now().addingTimeInterval(offset.value) }, sleep: driven.sleep, systemTimeZone: driven.systemTimeZone)
+        node = Node(
+            configuration: try makeConfiguration(["audio.fade_ms": "500"].merging(file) { _, new in new }),
+            transport: transport, store: store, clock: nodeClock, audio: output, sounds: library, logger: logs.logger())
+        if startScheduler { await node.alarms.start() }
+    }
+
+    var scheduler: AlarmScheduler { node.alarms }
+    var topics: Topics { node.configuration.topics }
+    var memory: InMemoryStore? { store as? InMemoryStore }
+
+    /// The wall clock as the node reads it.
+    var now: Date { node.publisher.clock.now() }
+
+    // MARK: Commands
+
+    func respond(_ verb: String, _ payload: String = "") async -> CommandResponse {
+        await node.router.respond(verb: verb, payload: Array(payload.utf8))
+    }
+
+    /// Sends a command that must be answered ok, and returns its data.
+    @discardableResult
+    func ok(_ verb: String, _ payload: String = "", sourceLocation: SourceLocation = #_sourceLocation) async throws -> JSONValue {
+        let response = await respond(verb, payload)
+        try #require(response.isOK, "\(verb) \(payload) → \(response.json.serialized)", sourceLocation: sourceLocation)
+        return try #require(response.data, sourceLocation: sourceLocation)
+    }
+
+    /// `alarm/add`, which must succeed; returns the new alarm's id and the alarm object.
+    @discardableResult
+    func add(_ payload: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> (id: String, alarm: JSONValue) {
+        let alarm = try await ok("alarm/add", payload, sourceLocation: sourceLocation)
+        let id = try #require(alarm["id"]?.stringValue, sourceLocation: sourceLocation)
+        return (id, alarm)
+    }
+
+    // MARK: Time
+
+    /// Lets time pass (monotonic and wall clock alike) up to the wall-clock instant `target`, then
+    /// has the scheduler look, as its loop would; returns the delay it asks for.
+    @discardableResult
+    func advance(to target: Date, sourceLocation: SourceLocation = #_sourceLocation) async -> Duration {
+        let milliseconds = Int64((target.timeIntervalSince(now) * 1000).rounded())
+        #expect(milliseconds >= 0, "cannot go back in time with advance(to:)", sourceLocation: sourceLocation)
+        await clock.advance(by: .milliseconds(max(0, milliseconds)))
+        return await scheduler.advance()
+    }
+
+    /// Sets the wall clock forward (or back, with a negative value) without any time passing, then
+    /// has the scheduler look.
+    @discardableResult
+    func jump(by seconds: TimeInterval) async -> Duration {
+        offset.jump(by: seconds)
+        return await scheduler.advance()
+    }
+
+    // MARK: What the node published
+
+    var events: [JSONValue] { transport.published(on: topics.event).compactMap(\.json) }
+
+    var eventNames: [String] { events.compactMap { $0["event"]?.stringValue } }
+
+    func events(_ name: String) -> [JSONValue] { events.filter { $0["event"]?.stringValue == name } }
+
+    /// The latest `B/alarm/state`, `B/alarms` and `B/alarm/next`.
+    var alarmState: JSONValue? { transport.published(on: topics.alarmState).last?.json }
+    var alarms: JSONValue? { transport.published(on: topics.alarms).last?.json }
+    var alarmNext: JSONValue? { transport.published(on: topics.alarmNext).last?.json }
+
+    /// The alarm with `id` in the latest `B/alarms`.
+    func publishedAlarm(_ id: String) -> JSONValue? { alarms?.items.first { $0["id"]?.stringValue == id } }
+
+    /// `alarms.json` as stored now (in-memory stores only).
+    var storedDocument: JSONValue? { memory?.document(AlarmScheduler.documentName) }
+
+    /// Whether the noise player sounds an alarm tone, and the tone inputs in the mixer.
+    func toneSounding() async -> Bool { await node.noise?.alarmToneSounding ?? false }
+    var toneInputs: [String] { output.ids.filter { $0.hasPrefix("alarm:") } }
+}
+
+extension JSONValue {
+    /// The elements of an array; empty for anything else.
+    var items: [JSONValue] {
+        if case .array(let elements) = self { return elements }
+        return []
+    }
+}
+
+/// `B/alarm/next` when no alarm is due.
+let noNextAlarm: JSONValue = ["id": nil, "label": nil, "fires_at": nil, "in_s": nil]
