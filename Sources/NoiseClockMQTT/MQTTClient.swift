@@ -186,6 +186,11 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         if sent, let handle { _ = mosquitto_loop_write(handle, 1) }
     }
 
+    public func republishRetained() {
+        let latest = state.withLock { state in state.retainedOrder.compactMap { state.retained[$0] } }
+        for message in latest { publish(message) }
+    }
+
     public func subscribe(_ filters: [String]) {
         state.withLock { state in
             let new = filters.filter { !state.subscriptions.contains($0) }

@@ -57,4 +57,7 @@ public protocol MQTTTransport: Sendable {
     func waitForRoom() async
     /// True when requests can carry a Response Topic and Correlation Data (MQTT 5).
     var supportsProperties: Bool { get }
+    /// Publishes the latest value of every retained topic again (what a reconnect does), e.g.
+    /// when Home Assistant has restarted and needs every state.
+    func republishRetained()
 }

@@ -71,6 +71,8 @@ public actor AlarmScheduler {
     let grace: TimeInterval
     let upcoming: TimeInterval
     let logger: Logger
+    /// Told the alarms each time `B/alarms` is published (Home Assistant's per-alarm switches).
+    let alarmsPublished: (@Sendable ([Alarm]) -> Void)?
 
     private(set) var state: State
     /// The next fire of each enabled alarm, worked out for `cacheKey`; recomputed when that changes.
@@ -90,8 +92,9 @@ public actor AlarmScheduler {
 
     public init(
         state: State, store: any Store, publisher: StatePublisher, noise: NoisePlayer?, library: SoundLibrary,
-        alarms: Configuration.Alarms, logger: Logger
+        alarms: Configuration.Alarms, logger: Logger, alarmsPublished: (@Sendable ([Alarm]) -> Void)? = nil
     ) {
+        self.alarmsPublished = alarmsPublished
         self.state = state
         self.store = store
         self.publisher = publisher
@@ -442,6 +445,7 @@ public actor AlarmScheduler {
         publishIfChanged(
             publisher.topics.alarms,
             .array(state.book.alarms.map { $0.json(nextFire: nextFires[$0.id].map { ISOTime.string($0, in: zone) }) }))
+        alarmsPublished?(state.book.alarms)
     }
 
     private func publishRinging() {

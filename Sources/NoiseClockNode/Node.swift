@@ -17,6 +17,8 @@ public struct Node: Sendable {
     /// The noise player; nil when the node runs without audio.
     public let noise: NoisePlayer?
     public let alarms: AlarmScheduler
+    /// Home Assistant discovery; nil with `mqtt.discovery: false`.
+    public let homeAssistant: HomeAssistantPublisher?
     let logger: Logger
 
     public init(
@@ -42,10 +44,22 @@ public struct Node: Sendable {
                 library: sounds, output: $0, store: store, publisher: publisher,
                 fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
         }
+        let homeAssistant = configuration.mqtt.discovery
+            ? HomeAssistantPublisher(
+                discovery: HomeAssistantDiscovery(
+                    topics: configuration.topics, prefix: configuration.mqtt.discoveryPrefix, deviceName: configuration.node.name,
+                    version: NodeStatus.version, noiseSounds: sounds.catalog.sounds(of: .noise).map { ($0.id, $0.name) }),
+                transport: transport, logger: logger)
+            : nil
+        self.homeAssistant = homeAssistant
         alarms = AlarmScheduler(
             state: stored.state, store: store, publisher: publisher, noise: noise, library: sounds,
-            alarms: configuration.alarms, logger: logger)
+            alarms: configuration.alarms, logger: logger, alarmsPublished: homeAssistant.map(Self.alarmsHook))
         self.router = Self.commands(publisher: publisher, noise: noise, alarms: alarms)
+    }
+
+    private static func alarmsHook(_ homeAssistant: HomeAssistantPublisher) -> @Sendable ([Alarm]) -> Void {
+        { homeAssistant.alarmsChanged($0) }
     }
 
     /// Every verb the node answers (SPEC §2). A new verb is one `add` here.
@@ -70,9 +84,25 @@ public struct Node: Sendable {
     }
 
     /// The services that answer commands and publish state; the MQTT connection itself is added by `run`.
+    /// Every topic the node subscribes to: its commands, and Home Assistant's status.
+    public var subscriptions: [String] {
+        configuration.topics.commandFilters + (homeAssistant.map { [$0.discovery.statusTopic] } ?? [])
+    }
+
+    /// Handlers for subscribed topics that are not commands.
+    var otherTopics: [String: @Sendable (MQTTMessage) -> Void] {
+        guard let homeAssistant else { return [:] }
+        return [
+            homeAssistant.discovery.statusTopic: { message in
+                if message.text == "online" { homeAssistant.homeAssistantAnnounced() }
+            },
+        ]
+    }
+
     public func services() -> [any Service] {
         var services: [any Service] = [
-            CommandService(transport: transport, topics: configuration.topics, router: router, logger: logger),
+            CommandService(
+                transport: transport, topics: configuration.topics, router: router, logger: logger, otherTopics: otherTopics),
             ClockService(publisher: publisher),
             ConnectionEventsService(transport: transport, publisher: publisher, logger: logger),
             AlarmService(scheduler: alarms),
@@ -99,7 +129,7 @@ public struct Node: Sendable {
         // Subscribe before connecting: the client then sends the subscriptions ahead of `online`,
         // so a command sent the moment `online` is seen is never lost. Then queue every retained
         // state, so they go out right behind `online`.
-        client.subscribe(configuration.topics.commandFilters)
+        client.subscribe(node.subscriptions)
         node.publisher.publishAll()
         logger.info(
             "starting",

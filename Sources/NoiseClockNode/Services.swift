@@ -28,17 +28,24 @@ public struct CommandService: Service, CustomStringConvertible {
     let topics: Topics
     let router: CommandRouter
     let logger: Logger
+    /// Subscribed topics that are not commands, each with what to do with a message on it
+    /// (Home Assistant's status topic).
+    let otherTopics: [String: @Sendable (MQTTMessage) -> Void]
 
-    public init(transport: any MQTTTransport, topics: Topics, router: CommandRouter, logger: Logger) {
+    public init(
+        transport: any MQTTTransport, topics: Topics, router: CommandRouter, logger: Logger,
+        otherTopics: [String: @Sendable (MQTTMessage) -> Void] = [:]
+    ) {
         self.transport = transport
         self.topics = topics
         self.router = router
         self.logger = logger
+        self.otherTopics = otherTopics
     }
 
     public func run() async throws {
         // Usually done already before connecting (see `Node.run`); subscribing twice is a no-op.
-        transport.subscribe(topics.commandFilters)
+        transport.subscribe(topics.commandFilters + otherTopics.keys.sorted())
         for await message in transport.messages.cancelOnGracefulShutdown() {
             await transport.waitForRoom()
             await handle(message)
@@ -46,6 +53,10 @@ public struct CommandService: Service, CustomStringConvertible {
     }
 
     func handle(_ message: MQTTMessage) async {
+        if let handler = otherTopics[message.topic] {
+            handler(message)
+            return
+        }
         guard let verb = topics.verb(inCommandTopic: message.topic) else { return }
         // A retained command is by definition an old one: acting on it at connect time would be late.
         guard !message.retain else {

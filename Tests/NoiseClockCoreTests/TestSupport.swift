@@ -39,4 +39,9 @@ extension Result {
 
 extension JSONValue {
     subscript(member member: String) -> JSONValue? { objectValue?[member] }
+
+    var items: [JSONValue] {
+        if case .array(let values) = self { return values }
+        return []
+    }
 }

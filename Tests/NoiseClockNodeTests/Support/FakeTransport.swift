@@ -10,6 +10,7 @@ final class FakeTransport: MQTTTransport {
         var published: [MQTTMessage] = []
         var subscriptions: [String] = []
         var connected = false
+        var republished = 0
     }
 
     let messages: AsyncStream<MQTTMessage>
@@ -41,6 +42,13 @@ final class FakeTransport: MQTTTransport {
     }
 
     var isConnected: Bool { state.withLock { $0.connected } }
+
+    /// Counts the calls; what the real client re-sends is its own table.
+    func republishRetained() {
+        state.withLock { $0.republished += 1 }
+    }
+
+    var republished: Int { state.withLock { $0.republished } }
 
     // MARK: The broker's side
 

@@ -1,0 +1,134 @@
+import Foundation
+import NoiseClockCore
+import Testing
+
+@Suite("Home Assistant discovery payload (SPEC §6)")
+struct HomeAssistantDiscoveryTests {
+    static let topics = Topics(base: "noiseclock", nodeID: "bedroom")
+    static let sounds = [("heavy-rain-white-noise", "Heavy rain"), ("pink-noise", "Pink noise"), ("odd", "Rock 'n' roll")]
+    let discovery = HomeAssistantDiscovery(
+        topics: Self.topics, prefix: "homeassistant", deviceName: "Bedroom clock", version: "9.9.9",
+        noiseSounds: Self.sounds.map { (id: $0.0, name: $0.1) })
+
+    var payload: JSONValue { discovery.payload(alarms: [.init(id: "a1b2c3d4", label: "Work")]) }
+    var components: [String: JSONValue] { payload[member: "cmps"]?.objectValue ?? [:] }
+
+    func component(_ key: String) throws -> [String: JSONValue] {
+        try #require(components[key]?.objectValue, "no component \(key)")
+    }
+
+    @Test("goes to <prefix>/device/<node_id>/config; Home Assistant's birth is on <prefix>/status")
+    func topicsOfDiscovery() {
+        #expect(discovery.configTopic == "homeassistant/device/bedroom/config")
+        #expect(discovery.statusTopic == "homeassistant/status")
+    }
+
+    @Test("the device, the origin and availability from B/availability")
+    func device() throws {
+        let device = try #require(payload[member: "dev"]?.objectValue)
+        #expect(device["ids"] == ["noiseclock_bedroom"])
+        #expect(device["name"] == "Bedroom clock")
+        #expect(device["mf"] == "NoiseClock")
+        #expect(device["sw"] == "9.9.9")
+        #expect(device["mdl"]?.stringValue?.isEmpty == false)
+        #expect(payload[member: "o"]?[member: "name"] == "NoiseClock")
+        #expect(payload[member: "avty"] == [["t": "noiseclock/bedroom/availability", "pl_avail": "online", "pl_not_avail": "offline"]])
+    }
+
+    @Test("every component SPEC §6 lists is there, on its platform")
+    func everyComponent() throws {
+        let expected: [String: String] = [
+            "battery": "sensor", "charging": "binary_sensor", "next_alarm": "sensor", "alarm_state": "sensor",
+            "ringing": "binary_sensor", "snooze": "button", "dismiss": "button", "noise": "switch", "noise_sound": "select",
+            "noise_volume": "number", "sleep_timer": "number", "alarm_event": "event", "alarm_a1b2c3d4": "switch",
+        ]
+        for (key, platform) in expected {
+            #expect(try component(key)["p"] == .string(platform), "\(key)")
+        }
+        #expect(try component("battery")["device_class"] == "battery")
+        #expect(try component("battery")["unit_of_measurement"] == "%")
+        #expect(try component("charging")["device_class"] == "battery_charging")
+        #expect(try component("next_alarm")["device_class"] == "timestamp")
+        #expect(try component("next_alarm")["state_topic"] == "noiseclock/bedroom/alarm/next")
+        #expect(try component("sleep_timer")["unit_of_measurement"] == "min")
+    }
+
+    @Test("each component has the keys its platform requires, a stable unique id, and no object_id")
+    func requiredKeys() throws {
+        var uniqueIDs: Set<String> = []
+        for (key, value) in components {
+            let members = try #require(value.objectValue)
+            let platform = try #require(members["p"]?.stringValue)
+            let uniqueID = try #require(members["unique_id"]?.stringValue, "\(key)")
+            #expect(uniqueID == "noiseclock_bedroom_\(key)")
+            #expect(uniqueIDs.insert(uniqueID).inserted)
+            #expect(members["name"]?.stringValue?.isEmpty == false, "\(key)")
+            #expect(members["object_id"] == nil && members["obj_id"] == nil, "\(key)")
+            switch platform {
+            case "sensor", "binary_sensor", "event":
+                #expect(members["state_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/") == true, "\(key)")
+                #expect(members["value_template"]?.stringValue != nil, "\(key)")
+            case "button":
+                #expect(members["command_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/cmd/") == true, "\(key)")
+            case "switch", "select", "number":
+                #expect(members["command_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/cmd/") == true, "\(key)")
+                #expect(members["state_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/") == true, "\(key)")
+            default:
+                Issue.record("unexpected platform \(platform) for \(key)")
+            }
+            if platform == "select" { #expect(members["options"]?.items.isEmpty == false, "\(key)") }
+            if platform == "number" {
+                let low = try #require(members["min"]?.intValue), high = try #require(members["max"]?.intValue)
+                #expect(low < high && (members["step"]?.intValue ?? 0) > 0, "\(key)")
+            }
+            if platform == "event" { #expect(members["event_types"]?.items.isEmpty == false) }
+        }
+        #expect(!payload.serialized.contains("object_id"))
+    }
+
+    @Test("the noise select offers the catalog's names and plays what is chosen; its state maps ids back to names")
+    func noiseSelect() throws {
+        let select = try component("noise_sound")
+        #expect(select["options"] == ["Heavy rain", "Pink noise", "Rock 'n' roll"])
+        #expect(select["command_topic"] == "noiseclock/bedroom/cmd/noise/play")
+        let template = try #require(select["value_template"]?.stringValue)
+        #expect(template.contains("'heavy-rain-white-noise': 'Heavy rain'"))
+        #expect(template.contains(#"'odd': 'Rock \'n\' roll'"#), "quotes escaped for Jinja: \(template)")
+    }
+
+    @Test("numbers have ranges and units; controls of the clock's settings are configuration entities")
+    func numbersAndCategories() throws {
+        let volume = try component("noise_volume")
+        #expect(volume["min"] == 0 && volume["max"] == 100 && volume["unit_of_measurement"] == "%")
+        #expect(volume["command_topic"] == "noiseclock/bedroom/cmd/noise/volume")
+        let timer = try component("sleep_timer")
+        #expect(timer["min"] == 0 && timer["max"] == 720)
+        #expect(try component("time_format")["entity_category"] == "config")
+        #expect(try component("show_seconds")["entity_category"] == "config")
+        #expect(try component("battery")["entity_category"] == "diagnostic")
+        #expect(try component("snooze")["entity_category"] == nil, "snooze belongs on the dashboard")
+    }
+
+    @Test("the event entity lists the alarm events of SPEC §2")
+    func eventEntity() throws {
+        #expect(try component("alarm_event")["event_types"] == [
+            "alarm_upcoming", "alarm_ringing", "alarm_snoozed", "alarm_dismissed", "alarm_auto_silenced", "alarm_missed",
+        ])
+    }
+
+    @Test("one switch per alarm, named after its label, switching alarm/ID/enabled; a removed alarm is sent as {\"p\":\"switch\"} alone")
+    func alarmSwitches() throws {
+        let alarm = try component("alarm_a1b2c3d4")
+        #expect(alarm["name"] == "Work")
+        #expect(alarm["command_topic"] == "noiseclock/bedroom/cmd/alarm/a1b2c3d4/enabled")
+        #expect(alarm["state_topic"] == "noiseclock/bedroom/alarms")
+        #expect(alarm["payload_on"] == "ON" && alarm["payload_off"] == "OFF")
+
+        let after = discovery.payload(alarms: [.init(id: "e5f6a7b8", label: "Weekend")], removed: ["a1b2c3d4"])
+        #expect(after[member: "cmps"]?[member: "alarm_a1b2c3d4"] == ["p": "switch"])
+        #expect(after[member: "cmps"]?[member: "alarm_e5f6a7b8"]?[member: "name"] == "Weekend")
+        // Removing an alarm that is still there removes nothing.
+        let kept = discovery.payload(alarms: [.init(id: "a1b2c3d4", label: "Work")], removed: ["a1b2c3d4"])
+        #expect(kept[member: "cmps"]?[member: "alarm_a1b2c3d4"]?[member: "name"] == "Work")
+    }
+}

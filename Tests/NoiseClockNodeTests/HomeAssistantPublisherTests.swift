@@ -1,0 +1,91 @@
+import Foundation
+import NoiseClockCore
+import NoiseClockMQTT
+import Testing
+
+@testable import NoiseClockNode
+
+@Suite("Home Assistant discovery in the node")
+struct HomeAssistantPublisherTests {
+    static let configTopic = "homeassistant/device/kitchen/config"
+
+    func discoveryPayloads(_ f: AlarmFixture) -> [JSONValue] {
+        f.transport.published(on: Self.configTopic).compactMap(\.json)
+    }
+
+    func switchKeys(_ payload: JSONValue?) -> Set<String> {
+        Set((payload?["cmps"]?.objectValue ?? [:]).keys.filter { $0.hasPrefix("alarm_") && $0 != "alarm_state" && $0 != "alarm_event" })
+    }
+
+    @Test("published retained at start, with the catalog's noise names in the select")
+    func atStart() async throws {
+        let f = try await AlarmFixture()
+        let messages = f.transport.published(on: Self.configTopic)
+        #expect(messages.count == 1)
+        #expect(messages.first?.retain == true)
+        let options = messages.first?.json?["cmps"]?["noise_sound"]?["options"]?.items.compactMap(\.stringValue) ?? []
+        #expect(options == f.library.catalog.sounds(of: .noise).map(\.name))
+        #expect(options.contains("Heavy rain"))
+        #expect(f.node.subscriptions.contains("homeassistant/status"))
+    }
+
+    @Test("an alarm added gets a switch named after its label; renamed, it is renamed; deleted, it is sent once as {\"p\":\"switch\"} and then left out")
+    func alarmSwitchLifecycle() async throws {
+        let f = try await AlarmFixture()
+        let (id, _) = try await f.add(#"{"time":"07:00","label":"Work"}"#)
+        let added = discoveryPayloads(f).last
+        #expect(switchKeys(added) == ["alarm_\(id)"])
+        #expect(added?["cmps"]?["alarm_\(id)"]?["name"] == "Work")
+
+        try await f.ok("alarm/update", #"{"id":"\#(id)","label":"Early"}"#)
+        #expect(discoveryPayloads(f).last?["cmps"]?["alarm_\(id)"]?["name"] == "Early")
+        let count = discoveryPayloads(f).count
+        try await f.ok("alarm/update", #"{"id":"\#(id)","volume":40}"#)
+        #expect(discoveryPayloads(f).count == count, "a change that leaves the switches alone publishes no discovery")
+
+        let (other, _) = try await f.add(#"{"time":"09:00","label":"Late"}"#)
+        try await f.ok("alarm/delete", #"{"id":"\#(id)"}"#)
+        let removal = discoveryPayloads(f).last
+        #expect(removal?["cmps"]?["alarm_\(id)"] == ["p": "switch"])
+        #expect(removal?["cmps"]?["alarm_\(other)"]?["name"] == "Late")
+
+        try await f.ok("alarm/update", #"{"id":"\#(other)","label":"Later"}"#)
+        #expect(switchKeys(discoveryPayloads(f).last) == ["alarm_\(other)"])
+    }
+
+    @Test("online on homeassistant/status: discovery and every retained state go out again; other payloads do nothing")
+    func birth() async throws {
+        let f = try await AlarmFixture()
+        let (id, _) = try await f.add(#"{"time":"07:00","label":"Work"}"#)
+        let service = CommandService(
+            transport: f.transport, topics: f.topics, router: f.node.router, logger: f.logs.logger(), otherTopics: f.node.otherTopics)
+        let before = discoveryPayloads(f).count
+
+        await service.handle(MQTTMessage(topic: "homeassistant/status", text: "offline"))
+        #expect(discoveryPayloads(f).count == before)
+        #expect(f.transport.republished == 0)
+
+        await service.handle(MQTTMessage(topic: "homeassistant/status", text: "online"))
+        #expect(discoveryPayloads(f).count == before + 1)
+        #expect(switchKeys(discoveryPayloads(f).last) == ["alarm_\(id)"])
+        #expect(f.transport.republished == 1)
+        // Not a command: nothing is answered.
+        #expect(f.transport.published.filter { $0.topic.contains("/response/") }.isEmpty)
+    }
+
+    @Test("with mqtt.discovery false nothing goes to the discovery prefix and homeassistant/status is not subscribed")
+    func discoveryOff() async throws {
+        let f = try await AlarmFixture(configuration: ["mqtt.discovery": "false"])
+        try await f.add(#"{"time":"07:00"}"#)
+        #expect(f.transport.published.filter { $0.topic.hasPrefix("homeassistant/") }.isEmpty)
+        #expect(f.node.homeAssistant == nil)
+        #expect(!f.node.subscriptions.contains("homeassistant/status"))
+    }
+
+    @Test("a custom discovery prefix is used for both the payload and the status topic")
+    func customPrefix() async throws {
+        let f = try await AlarmFixture(configuration: ["mqtt.discovery_prefix": "ha"])
+        #expect(f.transport.published(on: "ha/device/kitchen/config").count == 1)
+        #expect(f.node.subscriptions.contains("ha/status"))
+    }
+}
