@@ -15,18 +15,6 @@ private func at(_ text: String) -> Date {
 
 private func json(_ message: MQTTMessage) -> JSONValue? { try? JSONValue.parse(message.payload) }
 
-/// 16-bit samples of a raw sink file (44.1 kHz stereo), and the RMS of a window of it in seconds.
-private func samples(_ path: String) -> [Int16] {
-    guard let data = FileManager.default.contents(atPath: path) else { return [] }
-    return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
-}
-
-private func rms(_ samples: [Int16], from start: Double, to end: Double) -> Double {
-    let lower = min(samples.count, Int(start * 44_100) * 2), upper = min(samples.count, Int(end * 44_100) * 2)
-    guard upper > lower else { return 0 }
-    let window = samples[lower..<upper]
-    return (window.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(window.count)).squareRoot()
-}
 
 extension JSONValue {
     /// The item at `index` of an array.

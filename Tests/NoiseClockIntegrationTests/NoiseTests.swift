@@ -3,19 +3,6 @@ import NoiseClockCore
 import NoiseClockTestSupport
 import Testing
 
-/// 16-bit samples of a raw sink file, and the RMS of a window of it.
-private func samples(_ path: String) -> [Int16] {
-    guard let data = FileManager.default.contents(atPath: path) else { return [] }
-    return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
-}
-
-private func rms(_ samples: [Int16], from start: Double, to end: Double) -> Double {
-    let lower = min(samples.count, Int(start * 44_100) * 2), upper = min(samples.count, Int(end * 44_100) * 2)
-    guard upper > lower else { return 0 }
-    let window = samples[lower..<upper]
-    return (window.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(window.count)).squareRoot()
-}
-
 @Suite("Noise through a real Mosquitto into an ALSA file sink")
 struct NoiseTests {
     func node(_ broker: Broker, sink: String, extra: [String: String] = [:]) throws -> NodeProcess {

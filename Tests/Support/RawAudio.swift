@@ -1,0 +1,15 @@
+import Foundation
+
+/// 16-bit samples of a raw ALSA file sink (`file:'PATH',raw`: 44.1 kHz, stereo, interleaved).
+public func samples(_ path: String) -> [Int16] {
+    guard let data = FileManager.default.contents(atPath: path) else { return [] }
+    return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+}
+
+/// The RMS of the samples between `start` and `end` seconds into a raw sink file's samples.
+public func rms(_ samples: [Int16], from start: Double, to end: Double) -> Double {
+    let lower = min(samples.count, Int(start * 44_100) * 2), upper = min(samples.count, Int(end * 44_100) * 2)
+    guard upper > lower else { return 0 }
+    let window = samples[lower..<upper]
+    return (window.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(window.count)).squareRoot()
+}
