@@ -15,7 +15,6 @@ private func at(_ text: String) -> Date {
 
 private func json(_ message: MQTTMessage) -> JSONValue? { try? JSONValue.parse(message.payload) }
 
-
 extension JSONValue {
     /// The item at `index` of an array.
     fileprivate subscript(_ index: Int) -> JSONValue? {
