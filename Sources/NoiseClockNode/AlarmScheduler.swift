@@ -82,6 +82,10 @@ public actor AlarmScheduler {
     private var lastTick: Date?
     private var skipsCheckedMinute: Int64?
     private var publishedNext: (JSONValue, minute: Int64)?
+    /// Bumped whenever the next fires are worked out again; with the minute, what `B/alarm/next`
+    /// was last looked at for.
+    private var nextFiresGeneration = 0
+    private var nextLooked: (generation: Int, minute: Int64)?
     private var sleeper: Task<Void, Never>?
     private var started = false
 
@@ -464,6 +468,10 @@ public actor AlarmScheduler {
 
     /// `B/alarm/next` when the next alarm changes, and at each minute for `in_s`.
     private func publishNext(now: Date, zone: TimeZone) {
+        // The idle second's fast path: same next fires, same minute, nothing to do.
+        let minute = Int64((now.timeIntervalSince1970 / 60).rounded(.down))
+        if let looked = nextLooked, looked.generation == nextFiresGeneration, looked.minute == minute { return }
+        nextLooked = (nextFiresGeneration, minute)
         let soonest = nextFires.min { ($0.value, $0.key) < ($1.value, $1.key) }
         let value: JSONValue
         if let (id, instant) = soonest, let alarm = try? state.book.alarm(id) {
@@ -474,7 +482,6 @@ public actor AlarmScheduler {
         } else {
             value = ["id": nil, "label": nil, "fires_at": nil, "in_s": nil]
         }
-        let minute = Int64((now.timeIntervalSince1970 / 60).rounded(.down))
         var identity = value.objectValue ?? [:]
         identity["in_s"] = nil
         if let (published, publishedMinute) = publishedNext, published == .object(identity), publishedMinute == minute { return }
@@ -524,6 +531,7 @@ public actor AlarmScheduler {
             fires[alarm.id] = alarm.isOneShot && inSession ? nil : AlarmSchedule.nextFire(of: alarm, after: after, in: zone)
         }
         nextFires = fires
+        nextFiresGeneration += 1
         cacheKey = CacheKey(book: state.book, zone: zone)
         publishAlarms(zone: zone)
     }
