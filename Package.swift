@@ -105,6 +105,11 @@ let package = Package(
             name: "NoiseClockIntegrationTests",
             dependencies: ["NoiseClockTestSupport", "NoiseClockMQTT", "NoiseClockCore"]
         ),
+        // Against a real Home Assistant Core (make e2e-ha); `make test` skips it.
+        .testTarget(
+            name: "NoiseClockHomeAssistantTests",
+            dependencies: ["NoiseClockTestSupport", "NoiseClockMQTT", "NoiseClockCore"]
+        ),
         .executableTarget(
             name: "noiseclock-bench",
             dependencies: ["NoiseClockTestSupport", "NoiseClockMQTT", "NoiseClockCore"],

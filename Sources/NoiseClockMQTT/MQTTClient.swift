@@ -112,6 +112,11 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         }
     }
 
+    /// When the network thread last went round its loop (or woke in a pause between reconnects):
+    /// a watchdog tells a hung thread from a quiet one by it.
+    public var lastHeartbeat: ContinuousClock.Instant { heartbeat.withLock { $0 } }
+    private let heartbeat = Mutex(ContinuousClock.now)
+
     /// Messages dropped because the queue was full, since start.
     public var droppedMessages: Int { state.withLock { $0.droppedMessages } }
 
@@ -284,6 +289,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
                 }
             }
             let rc = mosquitto_loop(handle, 1000, 1)
+            heartbeat.withLock { $0 = .now }
             if restoreIfConnected() { backoff.reset() }
             drainQueue()
             if rc != MOSQ_ERR_SUCCESS.rawValue {
@@ -311,7 +317,9 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         let until = Date(timeIntervalSinceNow: seconds)
         wakeUp.lock()
         while !isStopping, Date() < until {
-            _ = wakeUp.wait(until: until)
+            // In slices of a second, so the heartbeat goes on during a long backoff.
+            _ = wakeUp.wait(until: min(until, Date(timeIntervalSinceNow: 1)))
+            heartbeat.withLock { $0 = .now }
         }
         wakeUp.unlock()
     }

@@ -184,6 +184,9 @@ public actor AlarmScheduler {
         try await act { ringing, now in ringing.dismiss(at: now) }
     }
 
+    /// Returns at once: the watchdog's proof that the actor gets to run.
+    public func responsive() -> Bool { true }
+
     // MARK: Time
 
     /// Called by `AlarmService` before it starts ticking: publishes the alarm topics and goes on

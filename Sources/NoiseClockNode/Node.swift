@@ -99,12 +99,14 @@ public struct Node: Sendable {
         ]
     }
 
-    public func services() -> [any Service] {
+    public func services(notifier: SystemdNotifier = SystemdNotifier(environment: [:])) -> [any Service] {
         var services: [any Service] = [
             CommandService(
                 transport: transport, topics: configuration.topics, router: router, logger: logger, otherTopics: otherTopics),
             ClockService(publisher: publisher),
-            ConnectionEventsService(transport: transport, publisher: publisher, logger: logger),
+            ConnectionEventsService(
+                transport: transport, publisher: publisher, logger: logger, notifier: notifier,
+                broker: "\(configuration.mqtt.host):\(configuration.mqtt.port)"),
             AlarmService(scheduler: alarms),
         ]
         if let battery {
@@ -137,10 +139,18 @@ public struct Node: Sendable {
                 "node": "\(configuration.node.id)", "broker": "\(configuration.mqtt.host):\(configuration.mqtt.port)",
                 "state_dir": "\(configuration.stateDirectory)",
             ])
+        let notifier = SystemdNotifier()
+        if notifier.isActive { notifier.status("connecting to \(configuration.mqtt.host):\(configuration.mqtt.port)") }
+        var services: [any Service] = [MQTTConnectionService(client: client, notifier: notifier), AudioService(engine: engine)]
+        services += node.services(notifier: notifier)
+        if let interval = notifier.watchdogInterval {
+            services.append(
+                WatchdogService(
+                    notifier: notifier, interval: interval, heartbeat: { client.lastHeartbeat }, scheduler: node.alarms, logger: logger))
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: MQTTConnectionService(client: client)), .init(service: AudioService(engine: engine))]
-                    + node.services().map { .init(service: $0) },
+                services: services.map { .init(service: $0) },
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()

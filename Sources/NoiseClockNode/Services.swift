@@ -9,15 +9,49 @@ import ServiceLifecycle
 public struct MQTTConnectionService: Service, CustomStringConvertible {
     public var description: String { "MQTTConnectionService" }
     let client: MQTTClient
+    let notifier: SystemdNotifier
 
-    public init(client: MQTTClient) {
+    public init(client: MQTTClient, notifier: SystemdNotifier = SystemdNotifier(environment: [:])) {
         self.client = client
+        self.notifier = notifier
     }
 
     public func run() async throws {
         client.start()
         try? await gracefulShutdown()
+        notifier.stopping()
         await client.stop(timeout: .milliseconds(1500))
+    }
+}
+
+/// systemd's watchdog: `WATCHDOG=1` every half `WatchdogSec`, but only while the node works —
+/// the MQTT network thread goes round its loop, and the Swift side (this task, and the alarm
+/// scheduler's actor) gets to run. A hung node stops sending, and systemd restarts it.
+public struct WatchdogService: Service, CustomStringConvertible {
+    public var description: String { "WatchdogService" }
+    let notifier: SystemdNotifier
+    let interval: Duration
+    /// When the MQTT network thread was last seen alive.
+    let heartbeat: @Sendable () -> ContinuousClock.Instant
+    let scheduler: AlarmScheduler
+    let logger: Logger
+
+    public func run() async {
+        await cancelWhenGracefulShutdown {
+            var warned = false
+            while !Task.isCancelled {
+                _ = await scheduler.responsive()
+                let age = ContinuousClock.now - heartbeat()
+                if age < .seconds(10) {
+                    notifier.watchdog()
+                    warned = false
+                } else if !warned {
+                    logger.error("the MQTT network thread has not run for \(age); holding back the watchdog")
+                    warned = true
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
     }
 }
 
@@ -122,16 +156,27 @@ public struct ConnectionEventsService: Service, CustomStringConvertible {
     let transport: any MQTTTransport
     let publisher: StatePublisher
     let logger: Logger
+    var notifier = SystemdNotifier(environment: [:])
+    var broker = ""
 
     public func run() async throws {
+        var ready = false
         for await event in transport.events.cancelOnGracefulShutdown() {
             switch event {
             case .connected:
                 publisher.publishStatus()
+                // The client has replayed every retained state before it reports the connection.
+                if !ready {
+                    notifier.ready(status: "connected to \(broker)")
+                    ready = true
+                } else {
+                    notifier.status("connected to \(broker)")
+                }
             case .subscribed:
                 logger.debug("subscriptions acknowledged")
             case .disconnected(let reason):
                 logger.warning("disconnected from the broker", metadata: ["reason": "\(reason)"])
+                notifier.status("disconnected from \(broker) (\(reason)); reconnecting")
             }
         }
     }

@@ -46,6 +46,14 @@ public final class UPowerMock: @unchecked Sendable {
         mock = nil
     }
 
+    /// Stops the mock and its bus (a program that ends with `exit` never runs `deinit`).
+    public func shutDown() async {
+        await kill()
+        bus?.signal(SIGKILL)
+        _ = await bus?.waitForExit(timeout: .seconds(5))
+        bus = nil
+    }
+
     /// UPower states: 1 charging, 2 discharging, 3 empty, 4 fully charged, 5 pending charge, 6 pending discharge.
     public func setupDisplayDevice(state: Int, percentage: Double, timeToEmpty: Int = 0, timeToFull: Int = 0) async throws {
         try await call([

@@ -384,4 +384,6 @@ for row in rows {
 }
 await probe.client.stop(timeout: .milliseconds(200))
 await broker.kill()
+// `exit` skips deinitializers: stop the mocked UPower's bus and daemon here, or they outlive the run.
+await upower.shutDown()
 exit(0)

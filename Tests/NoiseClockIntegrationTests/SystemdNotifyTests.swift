@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import NoiseClockCore
+import NoiseClockTestSupport
+import Synchronization
+import Testing
+
+/// A Unix datagram socket standing in for systemd's notification socket: it keeps every message
+/// the node sends, each with when it arrived.
+final class NotifySocket: @unchecked Sendable {
+    // @unchecked Sendable: `fd` is set once in init; `received` is behind a Mutex.
+    let path: String
+    let fd: Int32
+    let received = Mutex<[(at: ContinuousClock.Instant, text: String)]>([])
+    private var reader: Thread?
+
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let thread = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !Thread.current.isCancelled {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n > 0 {
+                    let text = String(decoding: buffer[0..<n], as: UTF8.self)
+                    received.withLock { $0.append((.now, text)) }
+                }
+            }
+        }
+        reader = thread
+        thread.start()
+    }
+
+    var messages: [String] { received.withLock { $0.map(\.text) } }
+
+    func stop() {
+        reader?.cancel()
+        usleep(200_000)
+        close(fd)
+        if !path.hasPrefix("@") { unlink(path) }
+    }
+}
+
+@Suite("systemd notification protocol (Type=notify, watchdog)")
+struct SystemdNotifyTests {
+    @Test("STATUS while connecting, READY=1 once connected and the retained state is out, WATCHDOG=1 every half WATCHDOG_USEC, STOPPING=1 on SIGTERM")
+    func notifyLifecycle() async throws {
+        let directory = try makeTemporaryDirectory("notify")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = try NotifySocket(path: "\(directory)/notify.sock")
+        defer { socket.stop() }
+        let broker = try await Broker()
+        let node = try NodeProcess(port: broker.port, environment: [
+            "NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "600000",
+        ])
+        let watcher = try await TestClient(port: broker.port, subscriptions: ["\(node.topics.node)/#"])
+        let process = try node.start()
+
+        #expect(await eventually { socket.messages.contains { $0.hasPrefix("READY=1") } }, "\(socket.messages)")
+        let ready = try #require(socket.messages.first { $0.hasPrefix("READY=1") })
+        #expect(ready.contains("STATUS=connected to 127.0.0.1:\(broker.port)"))
+        #expect(socket.messages.first?.hasPrefix("STATUS=connecting") == true, "\(socket.messages)")
+        // Ready means online and the retained state are at the broker already.
+        #expect(watcher.messages(on: node.topics.availability).last?.text == "online")
+        #expect(!watcher.messages(on: node.topics.status).isEmpty)
+
+        // Half of 0.6 s: about every 0.3 s.
+        try await Task.sleep(for: .seconds(1.5))
+        let pings = socket.received.withLock { $0.filter { $0.text == "WATCHDOG=1" }.map(\.at) }
+        #expect(pings.count >= 3 && pings.count <= 7, "\(pings.count) watchdog pings in 1.5 s")
+        let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 < .milliseconds(600) }, "\(gaps)")
+
+        process.signal(SIGTERM)
+        #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+        #expect(socket.messages.contains { $0.hasPrefix("STOPPING=1") })
+        await watcher.stop()
+    }
+
+    @Test("an abstract socket (@name) works too; a broker that is away shows in STATUS and READY waits for it")
+    func abstractSocketAndNoBroker() async throws {
+        let socket = try NotifySocket(path: "@noiseclock-test-\(UUID().uuidString.prefix(8))")
+        defer { socket.stop() }
+        let broker = try await Broker()
+        await broker.kill()
+        let port = broker.port
+        let node = try NodeProcess(port: port, environment: ["NOTIFY_SOCKET": socket.path])
+        let process = try node.start()
+        #expect(await eventually { socket.messages.contains { $0.hasPrefix("STATUS=connecting to 127.0.0.1:\(port)") } })
+        try await Task.sleep(for: .seconds(1))
+        #expect(!socket.messages.contains { $0.hasPrefix("READY=1") }, "ready without a broker")
+        try await broker.start()
+        #expect(await eventually(timeout: .seconds(10)) { socket.messages.contains { $0.hasPrefix("READY=1") } })
+        process.signal(SIGTERM)
+        _ = await process.waitForExit(timeout: .seconds(3))
+        await broker.kill()
+    }
+}
