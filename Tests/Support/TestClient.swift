@@ -35,7 +35,8 @@ public final class TestClient: Sendable {
         var events = client.events.makeAsyncIterator()
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline, let event = await events.next() {
-            if event == .subscribed { return }
+            // Without subscriptions there is no acknowledgement to wait for: connected is enough.
+            if event == .subscribed || (subscriptions.isEmpty && event == .connected) { return }
         }
         throw TestClientError.notSubscribed
     }

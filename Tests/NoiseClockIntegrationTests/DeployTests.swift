@@ -1,0 +1,76 @@
+import Foundation
+import NoiseClockCore
+import NoiseClockTestSupport
+import Testing
+
+/// The checkout's root, from this file's path.
+private let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
+
+@Suite("Deployment files: the systemd unit and the example Mosquitto ACL")
+struct DeployTests {
+    @Test("systemd-analyze verify accepts deploy/noiseclock.service (pointed at the built binary)")
+    func unitVerifies() async throws {
+        let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let tool = try #require(analyze, "systemd-analyze is missing (package systemd)")
+        let directory = try makeTemporaryDirectory("unit")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let unit = try String(contentsOfFile: "\(checkout)/deploy/noiseclock.service", encoding: .utf8)
+        #expect(unit.contains("Type=notify") && unit.contains("WatchdogSec=") && unit.contains("Restart=on-failure"))
+        for hardening in ["DynamicUser=yes", "SupplementaryGroups=audio", "StateDirectory=noiseclock", "ProtectSystem=strict",
+                          "ProtectHome=yes", "NoNewPrivileges=yes", "PrivateTmp=yes", "RestrictAddressFamilies="] {
+            #expect(unit.contains(hardening), "\(hardening)")
+        }
+        let local = unit.replacingOccurrences(of: "/usr/local/bin/noiseclock", with: NoiseClockBinary.path)
+        try local.write(toFile: "\(directory)/noiseclock.service", atomically: true, encoding: .utf8)
+        let verified = try await runToEnd(tool, ["verify", "--man=no", "\(directory)/noiseclock.service"])
+        #expect(verified.code == 0, "\(verified.output)")
+        #expect(!verified.output.contains("noiseclock.service:"), "warnings: \(verified.output)")
+    }
+
+    @Test("the example ACL: a node logged in as its id works, and cannot write to another node's topics")
+    func aclConfinesNode() async throws {
+        let directory = try makeTemporaryDirectory("acl")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let passwords = "\(directory)/passwd"
+        // -c creates the file with the first user; -b takes the password from the command line.
+        var first = true
+        for (user, password) in [("bedroom", "pw-bedroom"), ("kitchen", "pw-kitchen"), ("homeassistant", "pw-ha")] {
+            let made = try await runToEnd("/usr/bin/mosquitto_passwd", (first ? ["-c"] : []) + ["-b", passwords, user, password])
+            #expect(made.code == 0, "\(made.output)")
+            first = false
+        }
+        let broker = try await Broker(listeners: """
+            listener {port} 127.0.0.1
+            allow_anonymous false
+            password_file \(passwords)
+            acl_file \(checkout)/deploy/mosquitto/noiseclock.acl
+            """)
+        let node = try NodeProcess(port: broker.port, nodeID: "bedroom", environment: [
+            "NOISECLOCK_MQTT_USERNAME": "bedroom", "NOISECLOCK_MQTT_PASSWORD": "pw-bedroom",
+        ])
+        let ha = try await TestClient(
+            port: broker.port, subscriptions: ["noiseclock/#", "homeassistant/#"], username: "homeassistant", password: "pw-ha")
+        let process = try node.start()
+        #expect(await ha.waitFor(node.topics.availability) { $0.text == "online" } != nil, "log:\n\(process.log)")
+        #expect(await ha.waitFor("homeassistant/device/bedroom/config") != nil, "discovery is allowed")
+        let ping = try await ha.request(node.topics, "ping")
+        #expect(ping["status"] == "ok")
+
+        // The node's credentials cannot reach into another node's topics.
+        let intruder = try await TestClient(
+            port: broker.port, subscriptions: ["noiseclock/bedroom/response/#"], username: "bedroom", password: "pw-bedroom")
+        ha.clear()
+        intruder.publish("noiseclock/kitchen/cmd/dismiss", "PRESS")
+        intruder.publish("noiseclock/kitchen/alarms", "[]", retain: true)
+        intruder.publish("noiseclock/bedroom/probe", "mine")
+        #expect(await ha.waitFor("noiseclock/bedroom/probe", timeout: .seconds(3)) != nil)
+        #expect(ha.messages(on: "noiseclock/kitchen/cmd/dismiss").isEmpty)
+        #expect(ha.messages(on: "noiseclock/kitchen/alarms").isEmpty)
+
+        process.signal(SIGTERM)
+        _ = await process.waitForExit(timeout: .seconds(3))
+        await intruder.stop()
+        await ha.stop()
+    }
+}
