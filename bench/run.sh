@@ -4,4 +4,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --show-bin-path)
 mkdir -p bench/results
-"$bin/noiseclock-bench" "$@" | tee bench/results/latest.md
+# The idle row's peer: lnxlink in a venv made once (bench/lnxlink.sh); when it cannot be made, the
+# row says so and the other rows still run. An explicit --lnxlink on the command line wins.
+peer=()
+if [[ " $* " != *" --lnxlink "* ]]; then
+  if venv=$(bash bench/lnxlink.sh); then
+    peer=(--lnxlink "$venv/bin/lnxlink")
+  else
+    peer=(--lnxlink "none:bench/lnxlink.sh could not make its venv (its message is above)")
+  fi
+fi
+"$bin/noiseclock-bench" "${peer[@]}" "$@" | tee bench/results/latest.md

@@ -22,6 +22,11 @@ let noiseSeconds = option("--noise-seconds", default: 60)
 let soakSeconds = option("--soak-seconds", default: 600)
 let alarmNodes = option("--alarm-nodes", default: 5)
 let alarmMinutes = option("--alarm-minutes", default: 4)
+let manyNodes = option("--many-nodes", default: 50)
+let manyRounds = option("--many-rounds", default: 20)
+/// `--lnxlink PATH`: the lnxlink executable for the idle row's peer (bench/run.sh passes the one
+/// bench/lnxlink.sh made); `--lnxlink none` (or `none:WHY`) leaves it out; without it the bench runs bench/lnxlink.sh itself.
+let lnxlinkOption: String? = arguments.firstIndex(of: "--lnxlink").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 
 struct Row {
     var what: String
@@ -117,6 +122,44 @@ func cpuSeconds(_ pid: pid_t) -> Double {
     return (utime + stime) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
+/// A process and its live descendants.
+func processTree(_ root: pid_t) -> [pid_t] {
+    var children: [pid_t: [pid_t]] = [:]
+    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+        guard let pid = pid_t(entry), let text = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { continue }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        if fields.count > 1, let parent = pid_t(fields[1]) { children[parent, default: []].append(pid) }
+    }
+    var tree = [root], index = 0
+    while index < tree.count {
+        tree += children[tree[index]] ?? []
+        index += 1
+    }
+    return tree
+}
+
+/// CPU seconds of a process and all its processes: utime + stime + cutime + cstime of each live one
+/// (a child that has ended and been reaped is in its parent's cutime + cstime).
+func treeCPUSeconds(_ root: pid_t) -> Double {
+    processTree(root).reduce(0) { total, pid in
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return total }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 14 else { return total }
+        let ticks = fields[11...14].reduce(0.0) { $0 + (Double($1) ?? 0) }
+        return total + ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
+
+/// VmRSS (or another /proc/PID/status size) of a process and all its live descendants, in MB.
+func treeRSS(_ root: pid_t, _ key: String = "VmRSS") -> Double {
+    processTree(root).reduce(0) { total, pid in
+        let rss = procStatus(pid, key)
+        return rss.isNaN ? total : total + rss
+    }
+}
+
 let machine: String = {
     let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
         .first { $0.hasPrefix("model name") }.map { String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
@@ -174,14 +217,47 @@ for hour in 0..<10 {
 }
 await alarmProbe.client.stop(timeout: .milliseconds(200))
 
-let idleCPUStart = cpuSeconds(process.pid)
+// The peer: lnxlink with only its battery module, on the same broker and the same mocked UPower,
+// idle over the same window (started before it, and measured once it has published its first battery).
+let lnxlink: LnxlinkPeer?
+var lnxlinkMissing = ""
+do {
+    lnxlink = try await LnxlinkPeer.start(brokerPort: broker.port, upower: upower, executable: lnxlinkOption)
+} catch {
+    lnxlink = nil
+    lnxlinkMissing = "\(error)"
+    progress("lnxlink not run: \(error)")
+}
+
+let idleCPUStart = treeCPUSeconds(process.pid)
+let lnxlinkCPUStart = lnxlink.map { treeCPUSeconds($0.process.pid) } ?? .nan
+let lnxlinkCountStart = lnxlink?.batteryMessages ?? 0
 let idleStart = ContinuousClock.now
 try await Task.sleep(for: .seconds(idleSeconds))
-let idleCPU = (cpuSeconds(process.pid) - idleCPUStart) / (ms(ContinuousClock.now - idleStart) / 1000) * 100
-let rssAnon = procStatus(process.pid, "RssAnon"), rss = procStatus(process.pid, "VmRSS")
+let idleWindow = ms(ContinuousClock.now - idleStart) / 1000
+let idleCPU = (treeCPUSeconds(process.pid) - idleCPUStart) / idleWindow * 100
+let rssAnon = procStatus(process.pid, "RssAnon"), rss = treeRSS(process.pid)
 rows.append(Row(
     what: "idle node (10 alarms, battery via UPower), \(idleSeconds) s: RssAnon / RSS / CPU", measured: "\(f(rssAnon)) MB / \(f(rss)) MB / \(f(idleCPU, 3)) %",
     baseline: "—", target: "RssAnon ≤ 8 MB, CPU ≤ 0.1 %", met: rssAnon <= 8 && idleCPU <= 0.1))
+if let lnxlink {
+    let lnxlinkCPU = (treeCPUSeconds(lnxlink.process.pid) - lnxlinkCPUStart) / idleWindow * 100
+    let lnxlinkRSS = treeRSS(lnxlink.process.pid), lnxlinkAnon = treeRSS(lnxlink.process.pid, "RssAnon")
+    let published = lnxlink.batteryMessages - lnxlinkCountStart
+    let alive = lnxlink.process.isRunning
+    let processCount = processTree(lnxlink.process.pid).count
+    rows.append(Row(
+        what: "idle beside lnxlink \(LnxlinkPeer.version) (battery module only, same broker and UPower, same \(idleSeconds) s): RSS / CPU, all processes",
+        measured: "\(f(rss)) MB (anonymous \(f(rssAnon))) / \(f(idleCPU, 3)) %",
+        baseline: "lnxlink \(f(lnxlinkRSS)) MB (anonymous \(f(lnxlinkAnon))) / \(f(lnxlinkCPU, 3)) % (\(processCount) process\(processCount == 1 ? "" : "es"); \(published) battery messages at the broker in the window\(alive ? "" : ", but it exited"))",
+        target: "RSS and CPU below lnxlink's", met: alive && published > 0 && rss < lnxlinkRSS && idleCPU < lnxlinkCPU))
+    await lnxlink.stop()
+} else {
+    rows.append(Row(
+        what: "idle beside lnxlink \(LnxlinkPeer.version) (battery module only, same broker and UPower, same \(idleSeconds) s): RSS / CPU, all processes",
+        measured: "\(f(rss)) MB / \(f(idleCPU, 3)) %", baseline: "lnxlink not run: \(lnxlinkMissing)",
+        target: "RSS and CPU below lnxlink's", met: false))
+}
 progress("idle done")
 
 // MARK: Burst: 10,000 commands as fast as possible.
@@ -307,6 +383,83 @@ if alarmNodes > 0 && alarmMinutes > 0 {
         measured: "\(f(percentile(lateness, 50), 1)) / \(f(p99, 1)) / \(f(lateness.max() ?? .nan, 1)) ms",
         baseline: "—", target: "p99 ≤ 50 ms", met: lateness.count == added && added >= 20 && p99 <= 50))
     progress("alarm accuracy done")
+}
+
+// MARK: Many nodes: one command on `<base>/all/cmd/dismiss`, answered by every node on its `B/response/dismiss`.
+
+if manyNodes > 0 && manyRounds > 0 {
+    progress("many nodes: starting \(manyNodes) nodes")
+    var fleet: [(node: NodeProcess, process: ChildProcess)] = []
+    for _ in 0..<manyNodes {
+        let member = try NodeProcess(
+            port: broker.port, environment: ["NOISECLOCK_AUDIO_DEVICE": "null", "NOISECLOCK_BATTERY_SOURCE": "none"])
+        fleet.append((member, try member.start(logLevel: "warning")))
+    }
+    let dismissTopics = Set(fleet.map { $0.node.topics.response("dismiss") })
+    let fleetProbe = try await Probe(
+        port: broker.port, subscriptions: fleet.flatMap { [$0.node.topics.response("dismiss"), $0.node.topics.availability] })
+    var online: Set<String> = []
+    let onlineBy = ContinuousClock.now + .seconds(60)
+    while online.count < manyNodes, ContinuousClock.now < onlineBy {
+        guard let message = await fleetProbe.nextAny(timeout: .seconds(1)) else { continue }
+        if message.topic.hasSuffix("/availability"), message.text == "online" { online.insert(message.topic) }
+    }
+    progress("many nodes: \(online.count) of \(manyNodes) online")
+    // Each node's answer within 5 s of its round's publish, matched by the round's transaction;
+    // round 0 warms up and is not counted.
+    var latencies: [Double] = []
+    var answeredPerRound: [Int] = []
+    var statuses: [String: Int] = [:]
+    for round in 0...manyRounds {
+        let transaction = "many-\(round)"
+        var answered: Set<String> = []
+        var times: [Double] = []
+        let start = ContinuousClock.now
+        fleetProbe.client.publish(MQTTMessage(topic: "noiseclock/all/cmd/dismiss", payload: Array(#"{"transaction":"\#(transaction)"}"#.utf8)))
+        let deadline = start + .seconds(5)
+        while answered.count < manyNodes, ContinuousClock.now < deadline {
+            guard let message = await fleetProbe.nextAny(timeout: deadline - ContinuousClock.now) else { continue }
+            let received = ContinuousClock.now
+            guard dismissTopics.contains(message.topic), let answer = try? JSONValue.parse(message.payload),
+                  answer.objectValue?["transaction"]?.stringValue == transaction, answered.insert(message.topic).inserted
+            else { continue }
+            times.append(ms(received - start))
+            if round > 0 {
+                let status = answer.objectValue?["status"]?.stringValue == "ok"
+                    ? "ok" : answer.objectValue?["error"]?.objectValue?["code"]?.stringValue ?? "?"
+                statuses[status, default: 0] += 1
+            }
+        }
+        if round > 0 {
+            latencies += times
+            answeredPerRound.append(answered.count)
+        }
+        try await Task.sleep(for: .milliseconds(200))
+    }
+    // `exit(0)` at the end skips every deinit: stop the nodes here.
+    for member in fleet { member.process.signal(SIGTERM) }
+    var stoppedCleanly = 0
+    for member in fleet {
+        if await member.process.waitForExit(timeout: .seconds(5)) != nil {
+            stoppedCleanly += 1
+        } else {
+            member.process.signal(SIGKILL)
+            _ = await member.process.waitForExit(timeout: .seconds(2))
+        }
+        try? FileManager.default.removeItem(atPath: member.node.stateDirectory)
+        try? FileManager.default.removeItem(atPath: member.process.logPath)
+        try? FileManager.default.removeItem(atPath: "\(member.node.stateDirectory)/../\(member.node.nodeID).yaml")
+    }
+    await fleetProbe.client.stop(timeout: .milliseconds(200))
+    let expected = manyNodes * manyRounds
+    let fullRounds = answeredPerRound.filter { $0 == manyNodes }.count
+    let p99 = percentile(latencies, 99)
+    progress("many nodes: answers \(statuses), \(stoppedCleanly) of \(manyNodes) stopped on SIGTERM")
+    rows.append(Row(
+        what: "many nodes: \(manyNodes) nodes, `noiseclock/all/cmd/dismiss` \(manyRounds)×: publish → each node's `B/response/dismiss`, p50 / p99 / max",
+        measured: "\(f(percentile(latencies, 50), 1)) / \(f(p99, 1)) / \(f(latencies.max() ?? .nan, 1)) ms; \(latencies.count) of \(expected) answered, all \(manyNodes) in \(fullRounds) of \(manyRounds) rounds",
+        baseline: "—", target: "all \(manyNodes) answer, p99 ≤ 100 ms", met: latencies.count == expected && p99 <= 100))
+    progress("many nodes done")
 }
 
 // MARK: Noise playback to a real-time sink, beside mpg123 playing the same file to the same sink.
