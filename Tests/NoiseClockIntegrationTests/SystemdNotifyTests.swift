@@ -76,9 +76,10 @@ struct SystemdNotifyTests {
         let ready = try #require(socket.messages.first { $0.hasPrefix("READY=1") })
         #expect(ready.contains("STATUS=connected to 127.0.0.1:\(broker.port)"))
         #expect(socket.messages.first?.hasPrefix("STATUS=connecting") == true, "\(socket.messages)")
-        // Ready means online and the retained state are at the broker already.
-        #expect(watcher.messages(on: node.topics.availability).last?.text == "online")
-        #expect(!watcher.messages(on: node.topics.status).isEmpty)
+        // Ready means online and the retained state went to the broker already (the watcher gets
+        // them a moment later, through the broker).
+        #expect(await watcher.waitFor(node.topics.availability, timeout: .seconds(2)) { $0.text == "online" } != nil)
+        #expect(await watcher.waitFor(node.topics.status, timeout: .seconds(2)) != nil)
 
         // Half of 0.6 s: about every 0.3 s.
         try await Task.sleep(for: .seconds(1.5))
