@@ -67,21 +67,6 @@ private func seconds(_ duration: Duration) -> String {
     String(format: "%.2f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
 }
 
-extension TestClient {
-    /// The latest message on `topic`, parsed.
-    fileprivate func latest(_ topic: String) -> JSONValue? { messages(on: topic).last.flatMap(json) }
-
-    /// Waits until the latest message on `topic` satisfies `predicate`; returns it (or the last seen).
-    fileprivate func latest(_ topic: String, timeout: Duration = .seconds(10), where predicate: (JSONValue) -> Bool) async -> JSONValue? {
-        var found: JSONValue?
-        _ = await eventually(timeout: timeout) {
-            found = latest(topic)
-            return found.map(predicate) ?? false
-        }
-        return found
-    }
-}
-
 extension HomeAssistantCore {
     /// Waits until the entity's state object satisfies `predicate`; returns the last one seen (nil: no such entity).
     fileprivate func waitState(_ entityID: String, timeout: Duration = .seconds(10), _ predicate: (JSONValue) -> Bool) async -> JSONValue? {

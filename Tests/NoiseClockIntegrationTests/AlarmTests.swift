@@ -42,20 +42,6 @@ extension TestClient {
         return message.flatMap(json)
     }
 
-    /// The latest message on `topic`, parsed.
-    fileprivate func latest(_ topic: String) -> JSONValue? {
-        messages(on: topic).last.flatMap(json)
-    }
-
-    /// Waits until the latest message on `topic` satisfies `predicate`; returns it (or the last seen).
-    fileprivate func latest(_ topic: String, timeout: Duration = .seconds(8), where predicate: (JSONValue) -> Bool) async -> JSONValue? {
-        var found: JSONValue?
-        _ = await eventually(timeout: timeout) {
-            found = latest(topic)
-            return found.map(predicate) ?? false
-        }
-        return found
-    }
 }
 
 @Suite("Alarms in a real node process, with its wall clock driven by libfaketime")

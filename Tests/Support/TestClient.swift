@@ -93,3 +93,20 @@ public final class TestClient: Sendable {
 extension JSONValue {
     public subscript(key: String) -> JSONValue? { objectValue?[key] }
 }
+
+extension TestClient {
+    /// The latest message on `topic`, parsed as JSON.
+    public func latest(_ topic: String) -> JSONValue? {
+        messages(on: topic).last.flatMap { try? JSONValue.parse($0.payload) }
+    }
+
+    /// Waits until the latest message on `topic` satisfies `predicate`; returns it (or the last seen).
+    public func latest(_ topic: String, timeout: Duration = .seconds(10), where predicate: (JSONValue) -> Bool) async -> JSONValue? {
+        var found: JSONValue?
+        _ = await eventually(timeout: timeout) {
+            found = latest(topic)
+            return found.map(predicate) ?? false
+        }
+        return found
+    }
+}
