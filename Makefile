@@ -47,3 +47,17 @@ sounds: deps
 
 clean:
 	rm -rf .build run
+
+# libFuzzer target for the command decoder (fuzz/, SPEC §8): `make fuzz` fuzzes for FUZZ_SECONDS
+# (10 minutes by default), keeping its corpus in .build-fuzz/corpus between runs; `make fuzz-ci`
+# fuzzes for 60 s from the seeds alone. Both build with swiftc into .build-fuzz/ and fail on a
+# crash, a hang or a broken invariant, leaving the input in .build-fuzz/artifacts/.
+FUZZ_SECONDS ?= 600
+
+.PHONY: fuzz fuzz-ci
+
+fuzz:
+	bash fuzz/fuzz.sh run $(FUZZ_SECONDS)
+
+fuzz-ci:
+	bash fuzz/fuzz.sh ci 60
