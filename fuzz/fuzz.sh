@@ -5,6 +5,7 @@
 #   bash fuzz/fuzz.sh run SECONDS      build if needed, then fuzz for SECONDS
 #   bash fuzz/fuzz.sh ci SECONDS       the same from an empty scratch corpus (make fuzz-ci)
 #   bash fuzz/fuzz.sh repro FILE...    run the target once on each FILE (a crash to look at)
+#   bash fuzz/fuzz.sh coverage         line coverage of the decoder's files by the corpus so far
 #
 # The target is compiled with swiftc, not SwiftPM: Sources/NoiseClockCore/*.swift (pure Swift and
 # Foundation) and fuzz/CommandDecoderFuzz.swift become one module, instrumented with
@@ -80,6 +81,21 @@ repro)
     shift
     build
     "$bin" -runs=1 "$@"
+    ;;
+coverage)
+    # A second build with Swift's source coverage instead of ASan; it replays the corpora once.
+    mkdir -p "$out/coverage" "$out/corpus"
+    swiftc -parse-as-library -swift-version 6 -module-name NoiseClockFuzz -sanitize=fuzzer \
+        -profile-generate -profile-coverage-mapping -Onone -j 1 -num-threads 1 -use-ld=lld \
+        "${sources[@]}" -o "$out/coverage/replay"
+    rm -f "$out/coverage/replay.profraw"
+    LLVM_PROFILE_FILE="$out/coverage/replay.profraw" "$out/coverage/replay" -runs=0 \
+        "$out/corpus" fuzz/corpus 2>&1 | grep -E 'INITED|DONE' || true
+    tools=$(dirname "$(command -v swiftc)")
+    "$tools/llvm-profdata" merge -sparse "$out/coverage/replay.profraw" -o "$out/coverage/replay.profdata"
+    "$tools/llvm-cov" report "$out/coverage/replay" -instr-profile="$out/coverage/replay.profdata" \
+        Sources/NoiseClockCore/{Command,CommandRouter,CommandError,JSONValue,Alarm,AlarmBook,ClockSettings}.swift
+    echo "fuzz: line by line: $tools/llvm-cov show $out/coverage/replay -instr-profile=$out/coverage/replay.profdata Sources/NoiseClockCore/Command.swift"
     ;;
 *)
     sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
