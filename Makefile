@@ -46,7 +46,7 @@ sounds: deps
 	bash scripts/make-sounds.sh
 
 clean:
-	rm -rf .build run
+	rm -rf .build .build-fuzz run
 
 # libFuzzer target for the command decoder (fuzz/, SPEC §8): `make fuzz` fuzzes for FUZZ_SECONDS
 # (10 minutes by default), keeping its corpus in .build-fuzz/corpus between runs; `make fuzz-ci`

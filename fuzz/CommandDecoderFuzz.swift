@@ -354,28 +354,6 @@ func fuzzRespond(verb: String, payload: [UInt8]) -> CommandResponse {
 
 // MARK: - One input
 
-/// FUZZ_STRICT=1 adds two checks the decoder does not pass yet (see fuzz/crashes-found/README.md):
-///  - forms: a payload whose first code point (after a BOM and white space) is `{` is a JSON
-///    object or `invalid_json`, one starting with `[` is `invalid_json` (SPEC §2). The decoder
-///    looks at Swift Characters, so `{` followed by a combining mark is a bare string instead.
-///  - determinism: the same bytes decode to the same answer, message included. With two bad
-///    members, which one Foundation reports first follows Dictionary order, which changes from
-///    call to call, and so does the `invalid_json` message.
-/// Without it, answers are compared by code, field, data and transaction, and by message except
-/// for `invalid_json`.
-let fuzzStrict = ProcessInfo.processInfo.environment["FUZZ_STRICT"] == "1"
-
-func fuzzSameAnswer(_ a: CommandResponse, _ b: CommandResponse) -> Bool {
-    if fuzzStrict { return a == b }
-    guard a.transaction == b.transaction else { return false }
-    switch (a.result, b.result) {
-    case (.success(let x), .success(let y)): return x == y
-    case (.failure(let x), .failure(let y)):
-        return x.code == y.code && x.field == y.field && (x.message == y.message || x.code == .invalidJSON)
-    default: return false
-    }
-}
-
 /// FNV-1a, so the verb an input is routed to does not change from run to run.
 func fuzzHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -445,11 +423,14 @@ func fuzzOne(_ input: UnsafeBufferPointer<UInt8>) {
         }
     }
 
-    if fuzzStrict {
+    // The same bytes decode to the same answer, message included.
+    do {
         let again = CommandPayload.decode(bytes)
         fuzzRequire(again.payload == decoded && again.transaction == transaction, "decoded differently the second time: \(decoded) vs \(again.payload)")
     }
-    if fuzzStrict, let text = utf8 {
+    // Forms (SPEC §2) by the first code point after a byte-order mark and white space: `{` is an
+    // object or invalid_json, `[` is invalid_json.
+    if let text = utf8 {
         var scalars = Substring(text).unicodeScalars
         if scalars.first == "\u{FEFF}" { scalars = scalars.dropFirst() }
         switch scalars.first(where: { !$0.properties.isWhitespace }) {
@@ -504,7 +485,7 @@ func fuzzOne(_ input: UnsafeBufferPointer<UInt8>) {
     let pick = Int(fuzzHash(input) % UInt64(responses.count))
     let verb = pick < fuzzRoutes.count ? fuzzRoutes[pick].verb : "fuzz/unknown"
     let routed = fuzzRespond(verb: verb, payload: bytes)
-    fuzzRequire(fuzzSameAnswer(routed, responses[pick]), "router answered \(verb) differently: \(routed.json.serialized.prefix(300)) vs \(responses[pick].json.serialized.prefix(300))")
+    fuzzRequire(routed == responses[pick], "router answered \(verb) differently: \(routed.json.serialized.prefix(300)) vs \(responses[pick].json.serialized.prefix(300))")
 
     // 4. The first line as a verb (what follows B/cmd/ in the topic), with an empty payload.
     let line = bytes.prefix { $0 != UInt8(ascii: "\n") }.prefix(96)

@@ -18,11 +18,15 @@ public enum CommandPayload: Sendable, Hashable {
             return (.failure(CommandError(.invalidJSON, "payload is not valid UTF-8", field: "payload")), nil)
         }
         // A byte-order mark (some editors and shells add one) is not part of the command.
-        let trimmed = (text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text).trimmingWhitespace()
+        // Forms are told apart by the first code point, not the first Character: `{` followed by a
+        // combining mark is one Character, but still an object that is not valid JSON.
+        let unmarked = text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
+        let trimmed = unmarked.trimmingWhitespace()
+        let first = trimmed.utf8.first
         if trimmed.isEmpty || trimmed == "PRESS" {
             return (.success(.empty), nil)
         }
-        if trimmed.hasPrefix("{") {
+        if first == UInt8(ascii: "{") {
             let value: JSONValue
             do {
                 value = try JSONValue.parse(Array(trimmed.utf8))
@@ -35,7 +39,7 @@ public enum CommandPayload: Sendable, Hashable {
             let transaction = members.removeValue(forKey: "transaction")
             return (.success(.object(members)), transaction)
         }
-        if trimmed.hasPrefix("[") {
+        if first == UInt8(ascii: "[") {
             return (.failure(CommandError(.invalidJSON, "payload must be a JSON object or a single value, not an array", field: "payload")), nil)
         }
         // A bare value: a JSON scalar when it parses as one (55, "rain", true), else the text itself (rain, ON).

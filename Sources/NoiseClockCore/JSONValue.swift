@@ -13,31 +13,17 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Parses UTF-8 JSON text. Throws `JSONValue.ParseError` with a readable reason.
     public static func parse(_ bytes: some Collection<UInt8>) throws(ParseError) -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            throw ParseError(reason: Self.describe(error))
-        } catch {
-            throw ParseError(reason: "\(error)")
+        let result = bytes.withContiguousStorageIfAvailable { buffer -> Result<JSONValue, ParseError> in
+            do throws(ParseError) { return .success(try JSONParser.parse(buffer)) } catch { return .failure(error) }
+        } ?? Array(bytes).withUnsafeBufferPointer { buffer -> Result<JSONValue, ParseError> in
+            do throws(ParseError) { return .success(try JSONParser.parse(buffer)) } catch { return .failure(error) }
         }
+        return try result.get()
     }
 
     public struct ParseError: Error, Hashable, CustomStringConvertible {
         public let reason: String
         public var description: String { reason }
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .dataCorrupted(let context):
-            if let underlying = context.underlyingError as NSError?,
-               let detail = underlying.userInfo[NSDebugDescriptionErrorKey] as? String {
-                return detail
-            }
-            return context.debugDescription
-        default:
-            return "not valid JSON"
-        }
     }
 
     /// Compact JSON text with sorted keys, so equal values always serialize to equal bytes.

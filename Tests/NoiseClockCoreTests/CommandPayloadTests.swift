@@ -122,7 +122,7 @@ struct CommandPayloadTests {
     }
 
     @Test("malformed JSON is rejected as invalid_json naming the payload", arguments: [
-        "{", #"{"volume":"#, #"{"volume":,}"#, #"{"volume" 55}"#, "{'volume':55}", #"{"volume":55} trailing"#,
+        "{", "{\u{301}\"sound\":\"rain\"}", "\u{FEFF}{\u{301}}", "[\u{301} 1]", #"{"volume":"#, #"{"volume":,}"#, #"{"volume" 55}"#, "{'volume':55}", #"{"volume":55} trailing"#,
         #"{"transaction":"t","volume":}"#,
     ])
     func invalidJSON(text: String) throws {
@@ -132,6 +132,16 @@ struct CommandPayloadTests {
         #expect(error.field == "payload")
         #expect(!error.message.isEmpty)
         #expect(transaction == nil)
+        // The same bytes get the same words every time.
+        #expect(decodePayload(text).payload.failureValue == error)
+    }
+
+    @Test("of two faults the first in the text is reported, the same every time")
+    func firstFaultReported() throws {
+        let text = "{\"a\":\"x\u{0}\",\"b\":{\"c\u{0}\":1}}"
+        let error = try #require(decodePayload(text).payload.failureValue)
+        #expect(error.message.contains("offset 7"), "\(error.message)")
+        for _ in 0..<20 { #expect(decodePayload(text).payload.failureValue == error) }
     }
 
     @Test("the 64 KiB limit is 65536 bytes")

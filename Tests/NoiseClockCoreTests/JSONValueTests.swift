@@ -130,6 +130,74 @@ struct JSONValueTests {
         #expect(error.description == error.reason)
     }
 
+    @Test("a fault is named with its byte offset, and the first one in the text is the one reported", arguments: [
+        (#"{"a":1,}"#, "unexpected '}' at offset 7"),
+        (#"{"a" 1}"#, "unexpected '1' at offset 5 where ':'"),
+        (#"[1 2]"#, "unexpected '2' at offset 3 where ',' or ']'"),
+        ("{\"a\":\"x\u{01}\",\"b\":{\"c\u{01}\":1}}", "control character 0x01 at offset 7"),
+        (#"{"a":tru}"#, "unexpected 't' at offset 5"),
+        (#"{"a":01}"#, "unexpected '1' at offset 6"),
+        (#"{"a":1.}"#, "unexpected '}' at offset 7 where a digit should follow '.'"),
+        (#"{"a":-}"#, "unexpected '}' at offset 6 where a digit"),
+        (#"{"a":"\x"}"#, "invalid escape sequence at offset 6"),
+        (#"{"a":"\ud800"}"#, "surrogate pair"),
+        (#"{"a":"\udc00\ud800"}"#, "surrogate pair"),
+        (#"{"a":"\u12"}"#, "needs four hex digits"),
+        (#"{"a":"open}"#, "the string that starts at offset 5 is never closed"),
+        (#"{"a":1e999}"#, "number 1e999 at offset 5 is out of range"),
+        (#"{"a":1,"a":2}"#, #"member "a" appears twice"#),
+        (#"{"a":NaN}"#, "unexpected 'N' at offset 5"),
+        (#"{} x"#, "unexpected 'x' at offset 3 after the value"),
+        ("   ", "no JSON value"),
+    ])
+    func parseFaultReasons(text: String, expected: String) throws {
+        let error = try #require(throws: JSONValue.ParseError.self) { try JSONValue.parse(Array(text.utf8)) }
+        #expect(error.reason.contains(expected), "\(error.reason)")
+        // The same text gives the same reason every time (it once depended on Dictionary order).
+        for _ in 0..<20 {
+            #expect(throws: error) { try JSONValue.parse(Array(text.utf8)) }
+        }
+    }
+
+    @Test("a string holding bytes that are not UTF-8 is refused")
+    func parseRejectsInvalidUTF8() throws {
+        let bytes: [UInt8] = Array(#"{"a":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+        let error = try #require(throws: JSONValue.ParseError.self) { try JSONValue.parse(bytes) }
+        #expect(error.reason.contains("not valid UTF-8"))
+    }
+
+    @Test("escapes decode to the characters they stand for, surrogate pairs included")
+    func parseEscapes() throws {
+        let text = #""\"\\\/\b\f\n\r\t\u00e9\u00E9\ud83d\ude00x""#
+        #expect(try JSONValue.parse(Array(text.utf8)) == .string("\"\\/\u{08}\u{0C}\n\r\té\u{E9}😀x"))
+    }
+
+    @Test("numbers follow JSON's grammar and read as the nearest Double", arguments: [
+        ("0", 0.0), ("-0", -0.0), ("12", 12), ("-3.25", -3.25), ("1e3", 1000), ("1E+2", 100), ("25e-1", 2.5), ("0.1", 0.1),
+    ])
+    func parseNumbers(text: String, expected: Double) throws {
+        #expect(try JSONValue.parse(Array(text.utf8)) == .number(expected))
+    }
+
+    @Test("nesting is limited so a hostile document cannot exhaust the stack")
+    func parseDepthLimit() throws {
+        let fine = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect(try JSONValue.parse(Array(fine.utf8)) != .null)
+        let deep = String(repeating: "[", count: 100_000)
+        let error = try #require(throws: JSONValue.ParseError.self) { try JSONValue.parse(Array(deep.utf8)) }
+        #expect(error.reason.contains("nested deeper than 128"))
+    }
+
+    @Test("the parser agrees with Foundation's JSONSerialization on documents both accept")
+    func agreesWithFoundation() throws {
+        let text = #"{"alarms":[{"id":"a1","days":["mon"],"volume":60.5,"on":true,"x":null,"label":"Grüße \u2615 \"q\""}],"n":-1.5e-3,"e":{}}"#
+        let ours = try JSONValue.parse(Array(text.utf8))
+        let theirs = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        let reencoded = try JSONSerialization.data(withJSONObject: theirs, options: [.sortedKeys])
+        #expect(try JSONValue.parse(Array(reencoded)) == ours)
+        #expect(ours[member: "n"] == .number(-0.0015))
+    }
+
     @Test("intValue is the Int of a whole number and nil otherwise")
     func intValue() {
         #expect(JSONValue.number(55).intValue == 55)
