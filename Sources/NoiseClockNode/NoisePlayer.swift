@@ -38,6 +38,10 @@ public actor NoisePlayer {
     private var alarmInput: String?
     private var alarmTones = 0
     private var alarmPlaying: Bool { alarmInput != nil }
+    /// Yields when the player starts wanting ticks (a sleep timer set, a preview started), so
+    /// `NoiseService` can sleep without a timer while there is nothing to time.
+    public nonisolated let wakeups: AsyncStream<Void>
+    private nonisolated let wakeup: AsyncStream<Void>.Continuation
 
     public init(library: SoundLibrary, output: any AudioOutput, store: any Store, publisher: StatePublisher, fadeMilliseconds: Int, logger: Logger) {
         self.library = library
@@ -46,6 +50,7 @@ public actor NoisePlayer {
         self.publisher = publisher
         self.fadeFrames = AudioFormat.frames(milliseconds: fadeMilliseconds)
         self.logger = logger
+        (wakeups, wakeup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     // MARK: Verbs
@@ -65,6 +70,7 @@ public actor NoisePlayer {
         }
         mix.layers = layers
         mix.playing = true
+        wakeup.yield()
         lastLayers = layers
         if let sleepMinutes { setTimer(minutes: sleepMinutes) }
         try changed(event: ("noise_started", ["sounds": .array(layers.map { .string($0.id) })]))
@@ -84,6 +90,7 @@ public actor NoisePlayer {
             mix.layers = [layer]
         }
         mix.playing = true
+        wakeup.yield()
         lastLayers = mix.layers
         try changed(event: wasPlaying ? nil : ("noise_started", ["sounds": .array(mix.layers.map { .string($0.id) })]))
         return current
@@ -172,12 +179,15 @@ public actor NoisePlayer {
             mixer.add("preview", source: source, gain: previewGain, fadeInFrames: AudioFormat.frames(milliseconds: 50))
         }
         previewEndsAt = publisher.clock.now().addingTimeInterval(Self.previewSeconds)
+        wakeup.yield()
         return ["sound": .string(sound.id), "seconds": .number(Self.previewSeconds)]
     }
 
     // MARK: Time: the sleep timer and the end of a preview
 
-    /// Called by `NoiseService` at least once a second (more often while a preview plays).
+    /// Called by `NoiseService` once a second while a sleep timer runs (the wall clock is read
+    /// again each time, so a clock set forward ends the timer at once), more often while a
+    /// preview plays, and not at all otherwise.
     public func tick() throws(CommandError) {
         let now = publisher.clock.now()
         if let ends = previewEndsAt, now >= ends {
@@ -201,8 +211,12 @@ public actor NoisePlayer {
         }
     }
 
-    /// How soon `tick` wants to run again.
-    public var nextTickDelay: Duration { previewEndsAt == nil ? .seconds(1) : .milliseconds(100) }
+    /// How soon `tick` wants to run again; nil when nothing is timed (then `wakeups` says when).
+    public var nextTickDelay: Duration? {
+        if previewEndsAt != nil { return .milliseconds(100) }
+        if mix.sleepTimerEndsAt != nil, mix.playing { return .seconds(1) }
+        return nil
+    }
 
     // MARK: Alarm tones (the interface the alarm scheduler uses)
 
@@ -255,6 +269,7 @@ public actor NoisePlayer {
         do {
             // The timer first: `play` stores the mix, timer included.
             mix.sleepTimerEndsAt = stored.sleepTimerEndsAt
+            wakeup.yield()
             _ = try play(stored.layers.map { ($0.id, $0.volume) }, volume: stored.volume, sleepMinutes: nil)
             logger.info("noise resumed", metadata: ["sounds": "\(stored.layers.map(\.id))"])
         } catch {
@@ -311,6 +326,7 @@ public actor NoisePlayer {
     private func setTimer(minutes: Int) {
         mix.sleepTimerEndsAt = minutes > 0 ? publisher.clock.now().timeIntervalSince1970 + Double(minutes * 60) : nil
         sleepFadeStarted = false
+        wakeup.yield()
     }
 
     private func source(for id: String) throws(CommandError) -> SampleSource {

@@ -14,7 +14,9 @@ public struct AudioService: Service, CustomStringConvertible {
     }
 }
 
-/// Resumes the stored noise at start, then drives the sleep timer and previews.
+/// Resumes the stored noise at start, then drives the sleep timer and previews. With neither
+/// running it waits for the player's wake-up instead of a timer, so an idle node is not woken
+/// for the noise every second.
 public struct NoiseService: Service, CustomStringConvertible {
     public var description: String { "NoiseService" }
     let player: NoisePlayer
@@ -23,9 +25,14 @@ public struct NoiseService: Service, CustomStringConvertible {
     public func run() async {
         await player.resume()
         await cancelWhenGracefulShutdown {
+            var wakeups = player.wakeups.makeAsyncIterator()
             while !Task.isCancelled {
                 try? await player.tick()
-                do { try await clock.sleep(await player.nextTickDelay) } catch { return }
+                if let delay = await player.nextTickDelay {
+                    do { try await clock.sleep(delay) } catch { return }
+                } else if await wakeups.next() == nil {
+                    return
+                }
             }
         }
     }

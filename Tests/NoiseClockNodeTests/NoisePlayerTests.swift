@@ -727,15 +727,52 @@ struct NoisePlayerTests {
         #expect(fixture.noiseStates.isEmpty)
     }
 
-    @Test("the player asks to tick often while a preview plays, and once a second otherwise")
+    @Test("the player asks to tick often while a preview plays, once a second while a sleep timer runs, and not at all otherwise")
     func tickDelay() async throws {
         let fixture = try PlayerFixture()
-        #expect(await fixture.player.nextTickDelay == .seconds(1))
+        #expect(await fixture.player.nextTickDelay == nil)
         _ = try await fixture.player.preview("beep-alarm")
-        #expect(await fixture.player.nextTickDelay < .seconds(1))
+        #expect(try #require(await fixture.player.nextTickDelay) < .seconds(1))
         await fixture.clock.advance(by: .seconds(3))
         try await fixture.player.tick()
+        #expect(await fixture.player.nextTickDelay == nil)
+        try await fixture.play("white-noise", sleepMinutes: 5)
         #expect(await fixture.player.nextTickDelay == .seconds(1))
+        _ = try await fixture.player.setSleepTimer(minutes: 0)
+        #expect(await fixture.player.nextTickDelay == nil)
+        _ = try await fixture.player.setSleepTimer(minutes: 1)
+        #expect(await fixture.player.nextTickDelay == .seconds(1))
+        _ = try await fixture.player.stop()
+        #expect(await fixture.player.nextTickDelay == nil)
+    }
+
+    @Test("a sleep timer or preview set while the service waits wakes it; one set before it waits is kept", .timeLimit(.minutes(1)))
+    func wakeupsAreKept() async throws {
+        let fixture = try PlayerFixture()
+        let stream = fixture.player.wakeups
+        try await fixture.play("white-noise", sleepMinutes: 5)
+        let kept = Task { var wakeups = stream.makeAsyncIterator(); return await wakeups.next() != nil }
+        #expect(await kept.value)
+        let waiting = Task { var wakeups = stream.makeAsyncIterator(); return await wakeups.next() != nil }
+        try await Task.sleep(for: .milliseconds(20))
+        _ = try await fixture.player.preview("beep-alarm")
+        #expect(await waiting.value)
+    }
+
+    @Test("NoiseService ends the sleep timer on time, with no timer of its own while nothing is timed")
+    func serviceDrivesTimer() async throws {
+        let fixture = try PlayerFixture()
+        let service = Task { await NoiseService(player: fixture.player, clock: fixture.publisher.clock).run() }
+        defer { service.cancel() }
+        try await Task.sleep(for: .milliseconds(50))
+        try await fixture.play("white-noise", sleepMinutes: 1)
+        for _ in 0..<70 {
+            await fixture.clock.advance(by: .seconds(1))
+            try await Task.sleep(for: .milliseconds(5))
+            if await !fixture.player.mix.playing { break }
+        }
+        #expect(await !fixture.player.mix.playing)
+        #expect(fixture.events.contains("sleep_timer_finished"))
     }
 
     // MARK: Alarm tones
