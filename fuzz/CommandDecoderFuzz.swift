@@ -111,7 +111,7 @@ let fuzzRoutes: [(pattern: String, compiled: VerbPattern, shape: CommandShape, v
 // MARK: - Fixed state the handlers act on
 
 let fuzzNow = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18, a Wednesday
-let fuzzZone = TimeZone(identifier: "Europe/Berlin") ?? TimeZone(secondsFromGMT: 0)!
+let fuzzZone = Zone(identifier: "Europe/Berlin") ?? .utc
 
 /// Two alarms: a1 repeats on weekdays, b2 is a one-shot (so skip_next on it is a conflict).
 let fuzzBook: AlarmBook = {
@@ -216,7 +216,7 @@ func fuzzHandle(_ pattern: String, _ args: CommandArguments) throws(CommandError
             fuzzRequire(false, "settings patch rejected from its own JSON: \(error)")
         }
         let settings = ClockSettings().applying(patch)
-        if !settings.timezone.isEmpty { fuzzRequire(TimeZone(identifier: settings.timezone) != nil, "unknown zone accepted") }
+        if !settings.timezone.isEmpty { fuzzRequire(Zone(identifier: settings.timezone) != nil, "unknown zone accepted") }
         fuzzRoundTrip(settings.json, "settings")
         return settings.json
 

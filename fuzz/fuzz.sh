@@ -8,7 +8,7 @@
 #   bash fuzz/fuzz.sh coverage         line coverage of the decoder's files by the corpus so far
 #
 # The target is compiled with swiftc, not SwiftPM: Sources/NoiseClockCore/*.swift (pure Swift and
-# Foundation) and fuzz/CommandDecoderFuzz.swift become one module, instrumented with
+# FoundationEssentials) and fuzz/CommandDecoderFuzz.swift become one module, instrumented with
 # -sanitize=fuzzer,address. Everything it writes goes under .build-fuzz/ (git-ignored): fuzz/corpus
 # is passed as a second, read-only corpus directory, so new inputs land in .build-fuzz/corpus.
 # A crash or broken invariant stops the run with a non-zero status and leaves the input in

@@ -1,6 +1,7 @@
 import CALSA
-import Foundation
+import FoundationEssentials
 import Logging
+import NoiseClockCore
 import Synchronization
 
 /// What `B/status` says of the audio output.
@@ -86,9 +87,7 @@ public final class AudioEngine: Sendable {
             return !state.running
         }
         guard first else { return }
-        let thread = Thread { [self] in playLoop() }
-        thread.name = "audio output"
-        thread.start()
+        Threads.start(name: "audio output") { [self] in playLoop() }
     }
 
     public func stop() {
@@ -155,7 +154,7 @@ public final class AudioEngine: Sendable {
             framesSinceOpen += Self.periodFrames
             let played = Duration.microseconds(Int64(framesSinceOpen) * 1_000_000 / Int64(AudioFormat.sampleRate))
             let ahead = played - openedAt.duration(to: .now) - .microseconds(Int64(Self.bufferMicroseconds))
-            if ahead > .zero { Thread.sleep(forTimeInterval: Double(ahead.components.attoseconds) / 1e18 + Double(ahead.components.seconds)) }
+            Threads.sleep(ahead)
         }
         if let open = pcm {
             snd_pcm_drop(open)
@@ -221,31 +220,5 @@ public final class AudioEngine: Sendable {
         }
         shared.withLock { $0.framesWritten += frames }
         return nil
-    }
-}
-
-/// A condition the audio thread sleeps on until the mix changes or a timeout passes.
-final class WakeSignal: @unchecked Sendable {
-    // @unchecked Sendable: NSCondition is thread-safe; `signaled` is only touched under it.
-    private let condition = NSCondition()
-    private var signaled = false
-
-    func signal() {
-        condition.lock()
-        signaled = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Waits for a signal or the timeout.
-    func wait(timeout: Duration) {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        condition.lock()
-        while !signaled, Date() < deadline {
-            _ = condition.wait(until: deadline)
-        }
-        signaled = false
-        condition.unlock()
     }
 }

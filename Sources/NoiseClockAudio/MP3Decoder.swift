@@ -1,5 +1,5 @@
 import CMpg123
-import Foundation
+import FoundationEssentials
 
 /// One MP3 file decoded with libmpg123 to `AudioFormat`, gapless (the encoder's delay and padding
 /// from the LAME tag are dropped, so a loop joins end to start sample-exactly).

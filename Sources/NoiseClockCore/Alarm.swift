@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A day of the week as alarms name it (`mon` … `sun`).
 public enum Weekday: String, Sendable, Hashable, CaseIterable, Comparable {
@@ -163,21 +163,17 @@ public enum AlarmSchedule {
     /// A time that does not exist that day (inside a spring-forward gap) fires that day shifted
     /// forward by the gap (02:30 → 03:30 in Europe/Berlin); a time that occurs twice fires once,
     /// at its first occurrence. A skipped date is passed over. Never more than 8 days ahead.
-    public static func nextFire(of alarm: Alarm, after instant: Date, in zone: TimeZone) -> Date? {
+    public static func nextFire(of alarm: Alarm, after instant: Date, in zone: Zone) -> Date? {
         guard alarm.enabled else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let today = calendar.startOfDay(for: instant)
-        for offset in 0...8 {
-            guard let noon = calendar.date(byAdding: .hour, value: 12, to: today),
-                  let day = calendar.date(byAdding: .day, value: offset, to: noon)
-            else { continue }
-            let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: day)
+        let today = LocalTime(instant, in: zone).date.daysSinceEpoch
+        for offset in Int64(0)...8 {
+            let day = CivilDate(daysSinceEpoch: today + offset)
             if !alarm.days.isEmpty {
-                guard let weekday = parts.weekday.flatMap(Weekday.init(calendarWeekday:)), alarm.days.contains(weekday) else { continue }
+                guard let weekday = Weekday(calendarWeekday: day.weekday + 1), alarm.days.contains(weekday) else { continue }
             }
-            if let skip = alarm.skipNext, skip == localDate(parts) { continue }
-            guard let fire = occurrence(of: alarm.time, on: parts, calendar: calendar), fire > instant else { continue }
+            if let skip = alarm.skipNext, skip == day.iso { continue }
+            let fire = occurrence(of: alarm.time, on: day, in: zone)
+            guard fire > instant else { continue }
             return fire
         }
         return nil
@@ -201,7 +197,7 @@ public enum AlarmSchedule {
     /// `lastHandled`, the last one rung or reported; nil: look back at most 8 days from `now`).
     /// The newest rings if it is at most `grace` old; every other one is missed. An occurrence at
     /// or before `lastHandled` never comes again, so a wall clock set back rings nothing twice.
-    public static func due(_ alarm: Alarm, lastHandled: Date?, now: Date, grace: TimeInterval, in zone: TimeZone) -> [Occurrence] {
+    public static func due(_ alarm: Alarm, lastHandled: Date?, now: Date, grace: TimeInterval, in zone: Zone) -> [Occurrence] {
         let horizon = now.addingTimeInterval(-8 * 86_400)
         var cursor = max(lastHandled ?? horizon, horizon)
         var passed: [Date] = []
@@ -214,29 +210,16 @@ public enum AlarmSchedule {
         return earlier + [now.timeIntervalSince(newest) <= grace ? .ring(newest) : .missed(newest)]
     }
 
-    /// `YYYY-MM-DD` of a local date.
-    public static func localDate(_ parts: DateComponents) -> String {
-        let y = parts.year ?? 0, m = parts.month ?? 0, d = parts.day ?? 0
-        return "\(y)-\(m < 10 ? "0" : "")\(m)-\(d < 10 ? "0" : "")\(d)"
+    /// `YYYY-MM-DD` of the local date of `instant`.
+    public static func localDate(of instant: Date, in zone: Zone) -> String {
+        LocalTime(instant, in: zone).date.iso
     }
 
-    public static func localDate(of instant: Date, in zone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        return localDate(calendar.dateComponents([.year, .month, .day], from: instant))
-    }
-
-    /// HH:MM on a local day, resolved by the daylight-saving policy. Worked out from the zone's
-    /// offsets rather than Foundation's matching policies, which put a time at the very start of a
-    /// gap (Pacific/Chatham's 02:45) an hour too late.
-    static func occurrence(of time: AlarmTime, on day: DateComponents, calendar: Calendar) -> Date? {
-        var utc = Calendar(identifier: .gregorian)
-        guard let gmt = TimeZone(secondsFromGMT: 0) else { return nil }
-        utc.timeZone = gmt
+    /// HH:MM on a local day, resolved by the daylight-saving policy, from the zone's offsets
+    /// around it (a time at the very start of a gap, Pacific/Chatham's 02:45, included).
+    static func occurrence(of time: AlarmTime, on day: CivilDate, in zone: Zone) -> Date {
         // The wall time read as if it were UTC; subtracting an offset gives a real instant.
-        guard let wall = utc.date(from: DateComponents(year: day.year, month: day.month, day: day.day, hour: time.hour, minute: time.minute))
-        else { return nil }
-        let zone = calendar.timeZone
+        let wall = Date(timeIntervalSince1970: Double(day.daysSinceEpoch * 86_400 + Int64(time.hour * 3600 + time.minute * 60)))
         let before = zone.secondsFromGMT(for: wall.addingTimeInterval(-86_400))
         let after = zone.secondsFromGMT(for: wall.addingTimeInterval(86_400))
         // Each offset that really holds at the instant it gives is an occurrence; the earliest is

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The node's alarms and what it has handled of them: the model behind the `alarm/*` verbs and
 /// `alarms.json`. Every change is checked as a whole and either applies or throws.
@@ -66,7 +66,7 @@ public struct AlarmBook: Sendable, Hashable {
     }
 
     /// `alarm/skip_next`: passes over the next occurrence of a repeating alarm.
-    public mutating func skipNext(_ id: String, now: Date, in zone: TimeZone) throws(CommandError) -> Alarm {
+    public mutating func skipNext(_ id: String, now: Date, in zone: Zone) throws(CommandError) -> Alarm {
         var alarm = try alarm(id)
         guard !alarm.isOneShot else {
             throw CommandError(.conflict, "a one-shot alarm cannot skip; disable it instead", field: "id")

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What `B/clock` carries at one instant.
 public struct ClockState: Sendable, Hashable {
@@ -21,35 +21,35 @@ public struct ClockState: Sendable, Hashable {
 /// one when the settings change.
 public struct ClockFace: Sendable {
     public let settings: ClockSettings
-    public let timeZone: TimeZone
-    private let calendar: Calendar
-    private let dateStyle: Date.VerbatimFormatStyle
+    public let timeZone: Zone
+    private let names: (months: [String], weekdays: [String])
 
     /// `systemZone` stands in for an empty `settings.timezone`.
-    public init(settings: ClockSettings, systemZone: TimeZone = .current) {
+    public init(settings: ClockSettings, systemZone: Zone = .system) {
         self.settings = settings
-        let zone = settings.zone(system: systemZone)
-        timeZone = zone
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        self.calendar = calendar
-        let locale = Locale(identifier: settings.locale.replacingOccurrences(of: "-", with: "_"))
-        // "d MMMM EEE": 7 September Mon; the month and weekday names come from the locale.
-        dateStyle = Date.VerbatimFormatStyle(
-            format: "\(day: .defaultDigits) \(month: .wide) \(weekday: .abbreviated)",
-            locale: locale, timeZone: zone, calendar: calendar)
+        timeZone = settings.zone(system: systemZone)
+        // The locale was validated; an unknown one (impossible) falls back to English.
+        names = DateNames.names(for: settings.locale) ?? DateNames.names(for: "en") ?? ([], [])
     }
 
     public func state(at instant: Date) -> ClockState {
         ClockState(
-            time: time(at: instant), date: instant.formatted(dateStyle), iso: ISOTime.string(instant, in: timeZone),
+            time: time(at: instant), date: date(at: instant), iso: ISOTime.string(instant, in: timeZone),
             timezone: timeZone.identifier, timeFormat: settings.timeFormat, showSeconds: settings.showSeconds)
+    }
+
+    /// "d MMMM EEE": `7 September Mon`, the names in `settings.locale` (`7 September Mo.`).
+    public func date(at instant: Date) -> String {
+        let day = LocalTime(instant, in: timeZone).date
+        let month = names.months.indices.contains(day.month - 1) ? names.months[day.month - 1] : "\(day.month)"
+        let weekday = names.weekdays.indices.contains(day.weekday) ? names.weekdays[day.weekday] : ""
+        return "\(day.day) \(month) \(weekday)"
     }
 
     /// "07:05" or "7:05 AM"; with seconds "07:05:09" or "7:05:09 AM".
     public func time(at instant: Date) -> String {
-        let c = calendar.dateComponents([.hour, .minute, .second], from: instant)
-        let (hour, minute, second) = (c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+        let local = LocalTime(instant, in: timeZone)
+        let (hour, minute, second) = (local.hour, local.minute, local.second)
         let seconds = settings.showSeconds ? ":" + twoDigits(second) : ""
         switch settings.timeFormat {
         case .twentyFourHour:
@@ -81,30 +81,26 @@ private func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 
 /// ISO 8601 with the zone's offset, always numeric (`+00:00`, never `Z`), as SPEC §2 asks.
 public enum ISOTime {
-    /// Whole seconds (fractions dropped). Plain arithmetic on the zone's offset: this runs for every
-    /// status and event, and building a Calendar each time costs more than the rest of a command.
-    public static func string(_ instant: Date, in zone: TimeZone) -> String {
-        let offset = zone.secondsFromGMT(for: instant)
-        let local = Int64((instant.timeIntervalSince1970).rounded(.down)) + Int64(offset)
-        let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
-        let secondOfDay = Int(local - days * 86_400)
-        let (year, month, day) = civilDate(daysSinceEpoch: days)
-        let sign = offset < 0 ? "-" : "+"
-        let hours = abs(offset) / 3600, minutes = abs(offset) % 3600 / 60
-        return "\(year)-\(twoDigits(month))-\(twoDigits(day))T\(twoDigits(secondOfDay / 3600)):"
-            + "\(twoDigits(secondOfDay % 3600 / 60)):\(twoDigits(secondOfDay % 60))\(sign)\(twoDigits(hours)):\(twoDigits(minutes))"
+    /// Whole seconds (fractions dropped). Plain arithmetic on the zone's offset: this runs for
+    /// every status and event.
+    public static func string(_ instant: Date, in zone: Zone) -> String {
+        let local = LocalTime(instant, in: zone)
+        let sign = local.offset < 0 ? "-" : "+"
+        let hours = abs(local.offset) / 3600, minutes = abs(local.offset) % 3600 / 60
+        return "\(local.date.iso)T\(twoDigits(local.hour)):\(twoDigits(local.minute)):\(twoDigits(local.second))"
+            + "\(sign)\(twoDigits(hours)):\(twoDigits(minutes))"
+    }
+}
+
+extension DateNames {
+    /// The names for `identifier` (`de_DE` or `de-DE`, or a bare language such as `de`); nil
+    /// when the node has none.
+    public static func names(for identifier: String) -> (months: [String], weekdays: [String])? {
+        let normalized = String(identifier.map { $0 == "-" ? "_" : $0 })
+        guard let entry = locales[normalized] else { return nil }
+        return (lists[entry.months], lists[entry.weekdays])
     }
 
-    /// The proleptic Gregorian date of a day count from 1970-01-01 (H. Hinnant's civil_from_days).
-    static func civilDate(daysSinceEpoch: Int64) -> (year: Int, month: Int, day: Int) {
-        let z = daysSinceEpoch + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0)), Int(month), Int(day))
-    }
+    /// Every locale the node has names for, sorted.
+    public static var identifiers: [String] { locales.keys.sorted() }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 public enum TimeFormat: String, Sendable, Hashable, CaseIterable, Codable {
     case twentyFourHour = "24h"
@@ -37,8 +37,8 @@ public struct ClockSettings: Sendable, Hashable {
 
     /// The zone in force: `timezone`, or `system` when it is empty (or, impossibly after
     /// validation, unknown).
-    public func zone(system: TimeZone) -> TimeZone {
-        timezone.isEmpty ? system : (TimeZone(identifier: timezone) ?? system)
+    public func zone(system: Zone) -> Zone {
+        timezone.isEmpty ? system : (Zone(identifier: timezone) ?? system)
     }
 
     public func applying(_ patch: SettingsPatch) -> ClockSettings {
@@ -118,18 +118,15 @@ public struct SettingsPatch: Sendable, Hashable {
 public enum ClockValidation {
     /// Nil when `zone` is empty (the system's zone) or a zone this machine knows.
     public static func timezoneProblem(_ zone: String) -> String? {
-        // IANA names only ("Area/City", or UTC): ICU also accepts "EST" or "GMT+5", which B/clock
-        // would then show as such.
-        if zone.isEmpty || zone == "UTC" || (zone.contains("/") && TimeZone(identifier: zone) != nil) { return nil }
+        // IANA names only ("Area/City", or UTC): the zone files also hold "EST" or "GMT+5",
+        // which B/clock would then show as such.
+        if zone.isEmpty || zone == "UTC" || (zone.contains("/") && Zone(identifier: zone) != nil) { return nil }
         return "unknown time zone \"\(zone)\"; use an IANA name such as Europe/Berlin"
     }
 
-    /// Nil when `locale` names a locale ICU has data for (en_US, de_DE, de, ...).
+    /// Nil when the node has month and weekday names for `locale` (en_US, de_DE, de-DE, de, ...).
     public static func localeProblem(_ locale: String) -> String? {
-        let normalized = locale.replacingOccurrences(of: "-", with: "_")
-        if !normalized.isEmpty, knownLocales.contains(normalized) { return nil }
-        return "unknown locale \"\(locale)\"; use a name such as en_US or de_DE"
+        if DateNames.names(for: locale) != nil { return nil }
+        return "unknown locale \"\(locale)\"; use one of \(DateNames.identifiers.joined(separator: ", "))"
     }
-
-    private static let knownLocales: Set<String> = Set(Locale.availableIdentifiers)
 }

@@ -205,7 +205,8 @@ public struct CommandResponse: Sendable, Hashable {
 }
 
 extension String {
-    func trimmingWhitespace() -> String {
+    /// The string without white space (and newlines) at either end.
+    public func trimmingWhitespace() -> String {
         var view = Substring(self)
         while let first = view.first, first.isWhitespace { view = view.dropFirst() }
         while let last = view.last, last.isWhitespace { view = view.dropLast() }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The node's effective configuration (SPEC §1), after the file, the environment and the defaults.
 public struct Configuration: Sendable, Hashable {
@@ -96,7 +96,7 @@ public struct ConfigKey: Sendable, Hashable {
     public let secret: Bool
 
     public var environmentName: String {
-        "NOISECLOCK_" + path.replacingOccurrences(of: ".", with: "_").uppercased()
+        "NOISECLOCK_" + path.replacing(".", with: "_").uppercased()
     }
 }
 

@@ -172,7 +172,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     }
 
     private func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+        text.replacing("\\", with: "\\\\").replacing("'", with: "\\'")
     }
 
     private func component(

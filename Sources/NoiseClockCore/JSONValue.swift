@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A JSON document as the node reads and writes it on MQTT and in its store.
 ///
@@ -76,7 +76,8 @@ public enum JSONValue: Sendable, Hashable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case let c where c.value < 0x20:
-                out += "\\u" + String(format: "%04x", c.value)
+                let hex = String(c.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
             }
         }

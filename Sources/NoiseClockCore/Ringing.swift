@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The ringing state machine of SPEC §3: idle → ringing → snoozed → ringing … → dismissed or
 /// auto-silenced. One alarm rings at a time; an alarm due while another rings waits and rings

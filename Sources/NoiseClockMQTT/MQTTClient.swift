@@ -1,6 +1,11 @@
 import CMosquitto
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import FoundationEssentials
 import Logging
+import NoiseClockCore
 import Synchronization
 
 public struct MQTTError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -46,7 +51,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     private let state = Mutex(State())
     private let messageContinuation: AsyncStream<MQTTMessage>.Continuation
     private let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
-    private let wakeUp = NSCondition()
+    private let wakeUp = WakeSignal()
     private let threadExited = DispatchSemaphore(value: 0)
     private var handle: OpaquePointer?
     private let started = Mutex(false)
@@ -129,12 +134,10 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             return !started
         }
         guard first else { return }
-        let thread = Thread { [self] in
+        Threads.start(name: "mqtt network") { [self] in
             networkLoop()
             threadExited.signal()
         }
-        thread.name = "mqtt network"
-        thread.start()
     }
 
     /// Publishes `offline` (when there is an availability topic), waits for the queue to reach the
@@ -263,9 +266,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     private var isStopping: Bool { state.withLock { $0.stopping } }
 
     private func interruptPause() {
-        wakeUp.lock()
-        wakeUp.broadcast()
-        wakeUp.unlock()
+        wakeUp.signal()
     }
 
     /// Connects, runs mosquitto_loop, and after a failure waits with a doubling delay and reconnects.
@@ -313,15 +314,12 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     }
 
     private func pause(_ delay: Duration) {
-        let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-        let until = Date(timeIntervalSinceNow: seconds)
-        wakeUp.lock()
-        while !isStopping, Date() < until {
+        let until = ContinuousClock.now + delay
+        while !isStopping, ContinuousClock.now < until {
             // In slices of a second, so the heartbeat goes on during a long backoff.
-            _ = wakeUp.wait(until: min(until, Date(timeIntervalSinceNow: 1)))
+            wakeUp.wait(timeout: min(ContinuousClock.now.duration(to: until), .seconds(1)))
             heartbeat.withLock { $0 = .now }
         }
-        wakeUp.unlock()
     }
 
     /// After a CONNACK: subscriptions, `online`, every retained message, then the queue. True when it ran.

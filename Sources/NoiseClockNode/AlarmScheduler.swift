@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import NoiseClockCore
 
@@ -91,7 +91,7 @@ public actor AlarmScheduler {
 
     private struct CacheKey: Hashable {
         var book: AlarmBook
-        var zone: TimeZone
+        var zone: Zone
     }
 
     public init(
@@ -448,7 +448,7 @@ public actor AlarmScheduler {
     }
 
     /// `B/alarms`, when it differs from what was published last.
-    private func publishAlarms(zone: TimeZone) {
+    private func publishAlarms(zone: Zone) {
         publishIfChanged(
             publisher.topics.alarms,
             .array(state.book.alarms.map { $0.json(nextFire: nextFires[$0.id].map { ISOTime.string($0, in: zone) }) }))
@@ -470,7 +470,7 @@ public actor AlarmScheduler {
     }
 
     /// `B/alarm/next` when the next alarm changes, and at each minute for `in_s`.
-    private func publishNext(now: Date, zone: TimeZone) {
+    private func publishNext(now: Date, zone: Zone) {
         // The idle second's fast path: same next fires, same minute, nothing to do.
         let minute = Int64((now.timeIntervalSince1970 / 60).rounded(.down))
         if let looked = nextLooked, looked.generation == nextFiresGeneration, looked.minute == minute { return }
@@ -498,7 +498,7 @@ public actor AlarmScheduler {
     }
 
     /// `alarm_upcoming`, once per occurrence, `alarms.upcoming_min` before it.
-    private func announceUpcoming(now: Date, zone: TimeZone) async {
+    private func announceUpcoming(now: Date, zone: Zone) async {
         guard upcoming > 0 else { return }
         var next = state
         var announce: [(Alarm, Date)] = []
@@ -522,7 +522,7 @@ public actor AlarmScheduler {
 
     // MARK: Helpers
 
-    private func recomputeNextFires(now: Date, zone: TimeZone) {
+    private func recomputeNextFires(now: Date, zone: Zone) {
         var fires: [String: Date] = [:]
         for alarm in state.book.alarms {
             // Never before the last handled occurrence: after the wall clock is set back, an
@@ -561,7 +561,7 @@ public actor AlarmScheduler {
     }
 
     /// Once a minute: a `skip_next` date that is over is cleared (the skipped occurrence is past).
-    private func clearPassedSkips(now: Date, zone: TimeZone) async {
+    private func clearPassedSkips(now: Date, zone: Zone) async {
         let minute = Int64((now.timeIntervalSince1970 / 60).rounded(.down))
         guard skipsCheckedMinute != minute else { return }
         skipsCheckedMinute = minute
@@ -571,7 +571,7 @@ public actor AlarmScheduler {
         await adopt(next)
     }
 
-    private func iso(_ instant: Date, _ zone: TimeZone) -> JSONValue {
+    private func iso(_ instant: Date, _ zone: Zone) -> JSONValue {
         .string(ISOTime.string(instant, in: zone))
     }
 

@@ -1,6 +1,9 @@
-import Foundation
+import CYAML
+import FoundationEssentials
 import NoiseClockCore
-import Yams
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Finds, reads and resolves the configuration (SPEC §1), and checks the files it names.
 public enum ConfigurationLoader {
@@ -33,16 +36,11 @@ public enum ConfigurationLoader {
         let file = locate(explicit: explicit, environment: environment, workingDirectory: workingDirectory)
         var values: [String: String] = [:]
         if let file {
-            // FileHandle, not Data(contentsOf:), so that /dev/null or a pipe reads as an empty file.
-            let unreadable = ConfigurationError(key: "config", source: file, reason: "cannot read the configuration file")
-            guard let handle = FileHandle(forReadingAtPath: file) else { throw unreadable }
-            let data: Data
-            do {
-                data = try handle.readToEnd() ?? Data()
-            } catch {
-                throw unreadable
+            // Read to the end, not by its size, so that /dev/null or a pipe reads as an empty file.
+            guard let bytes = FileBytes.read(file) else {
+                throw ConfigurationError(key: "config", source: file, reason: "cannot read the configuration file")
             }
-            values = try flatten(yaml: String(decoding: data, as: UTF8.self), fileName: file)
+            values = try flatten(yaml: String(decoding: bytes, as: UTF8.self), fileName: file)
         }
         let resolved = try ConfigurationSchema.resolve(
             file: values, fileName: file, environment: environment, hostname: hostname)
@@ -50,43 +48,13 @@ public enum ConfigurationLoader {
     }
 
     /// The file's scalars by dotted key path. A list or a map where a value belongs is an error
-    /// naming its key; an empty value (`username:`) is the empty string.
+    /// naming its key; an empty value (`username:`) is the empty string. Read with libyaml's
+    /// event parser: the file is a tree of mappings, so no document model is built.
     public static func flatten(yaml: String, fileName: String) throws(ConfigurationError) -> [String: String] {
-        let root: Yams.Node?
-        do {
-            root = try Yams.compose(yaml: yaml)
-        } catch {
-            throw ConfigurationError(key: "config", source: fileName, reason: "not valid YAML: \(error)")
-        }
-        guard let root else { return [:] }
-        var values: [String: String] = [:]
-        try flatten(root, prefix: "", fileName: fileName, into: &values)
-        return values
-    }
-
-    private static func flatten(_ node: Yams.Node, prefix: String, fileName: String, into values: inout [String: String])
-        throws(ConfigurationError)
-    {
-        switch node {
-        case .mapping(let mapping):
-            for (key, value) in mapping {
-                guard let name = key.scalar?.string else {
-                    throw ConfigurationError(key: prefix.isEmpty ? "config" : prefix, source: fileName, reason: "keys must be plain names")
-                }
-                let path = prefix.isEmpty ? name : "\(prefix).\(name)"
-                try flatten(value, prefix: path, fileName: fileName, into: &values)
-            }
-        case .scalar(let scalar):
-            guard !prefix.isEmpty else {
-                throw ConfigurationError(key: "config", source: fileName, reason: "the file must be a mapping of keys")
-            }
-            let isNull = scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)
-            values[prefix] = isNull ? "" : scalar.string
-        case .sequence:
-            throw ConfigurationError(key: prefix.isEmpty ? "config" : prefix, source: fileName, reason: "a list is not accepted here")
-        case .alias:
-            throw ConfigurationError(key: prefix.isEmpty ? "config" : prefix, source: fileName, reason: "YAML aliases are not accepted")
-        }
+        var reader = YAMLFlattener(fileName: fileName)
+        let bytes = Array(yaml.utf8)
+        let result = bytes.withUnsafeBufferPointer { buffer in reader.read(buffer) }
+        return try result.get()
     }
 
     /// Checks that the files the configuration names can be read, naming the key when one cannot.
@@ -121,5 +89,95 @@ public enum Host {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count) == 0 else { return "noiseclock" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Turns libyaml's events into dotted key paths and their scalar values.
+private struct YAMLFlattener {
+    let fileName: String
+    var values: [String: String] = [:]
+    /// The open mappings, innermost last: the path of each, and the key read that awaits its value.
+    var open: [(path: String, key: String?)] = []
+    var documents = 0
+
+    init(fileName: String) {
+        self.fileName = fileName
+    }
+
+    func error(_ key: String, _ reason: String) -> ConfigurationError {
+        ConfigurationError(key: key.isEmpty ? "config" : key, source: fileName, reason: reason)
+    }
+
+    /// The path a value at this point belongs to ("" at the top).
+    var valuePath: String {
+        guard let top = open.last, let key = top.key else { return open.last?.path ?? "" }
+        return top.path.isEmpty ? key : "\(top.path).\(key)"
+    }
+
+    mutating func read(_ text: UnsafeBufferPointer<UInt8>) -> Result<[String: String], ConfigurationError> {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else { return .failure(error("", "cannot start the YAML parser")) }
+        defer { yaml_parser_delete(&parser) }
+        yaml_parser_set_input_string(&parser, text.baseAddress, text.count)
+        // The whole text is parsed even after a problem with its content, so that a syntax error
+        // anywhere is the one reported.
+        var problem: ConfigurationError?
+        while true {
+            var event = yaml_event_t()
+            guard yaml_parser_parse(&parser, &event) == 1 else {
+                let reason = parser.problem.map { String(cString: $0) } ?? "unreadable"
+                let mark = parser.problem_mark
+                return .failure(error("", "not valid YAML: \(reason) at line \(mark.line + 1), column \(mark.column + 1)"))
+            }
+            defer { yaml_event_delete(&event) }
+            if event.type == YAML_STREAM_END_EVENT { return problem.map { .failure($0) } ?? .success(values) }
+            guard problem == nil else { continue }
+            do throws(ConfigurationError) {
+                try handle(event)
+            } catch {
+                problem = error
+            }
+        }
+    }
+
+    mutating func handle(_ event: yaml_event_t) throws(ConfigurationError) {
+        switch event.type {
+        case YAML_DOCUMENT_START_EVENT:
+            documents += 1
+            guard documents == 1 else { throw error("", "the file must hold one YAML document") }
+        case YAML_MAPPING_START_EVENT:
+            if open.isEmpty {
+                open.append(("", nil))
+            } else {
+                guard open[open.count - 1].key != nil else { throw error(open[open.count - 1].path, "keys must be plain names") }
+                open.append((valuePath, nil))
+            }
+        case YAML_MAPPING_END_EVENT:
+            open.removeLast()
+            if !open.isEmpty { open[open.count - 1].key = nil }
+        case YAML_SCALAR_EVENT:
+            let scalar = event.data.scalar
+            let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+            guard !open.isEmpty else { throw error("", "the file must be a mapping of keys") }
+            if open[open.count - 1].key == nil {
+                let path = open[open.count - 1].path
+                let full = path.isEmpty ? text : "\(path).\(text)"
+                guard values[full] == nil, !values.keys.contains(where: { $0.hasPrefix(full + ".") }) else {
+                    throw error(full, "the key appears twice")
+                }
+                open[open.count - 1].key = text
+            } else {
+                let isNull = scalar.style == YAML_PLAIN_SCALAR_STYLE && ["", "~", "null", "Null", "NULL"].contains(text)
+                values[valuePath] = isNull ? "" : text
+                open[open.count - 1].key = nil
+            }
+        case YAML_SEQUENCE_START_EVENT:
+            if let top = open.last, top.key == nil { throw error(top.path, "keys must be plain names") }
+            throw error(valuePath, "a list is not accepted here")
+        case YAML_ALIAS_EVENT:
+            throw error(valuePath, "YAML aliases are not accepted")
+        default:
+            break
+        }
     }
 }

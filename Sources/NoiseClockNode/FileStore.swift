@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
 import NoiseClockCore
 
 /// What reading a stored document found.
@@ -63,8 +63,8 @@ public final class FileStore: Store {
     }
 
     public func moveAside(_ name: String, reason: String) -> StoredDocument {
-        let stamp = ISOTime.string(Date(), in: TimeZone(identifier: "UTC") ?? .current)
-            .replacingOccurrences(of: ":", with: "")
+        let stamp = ISOTime.string(Date(), in: .utc)
+            .replacing(":", with: "")
         var target = path("\(name).unreadable-\(stamp)")
         var attempt = 1
         while FileManager.default.fileExists(atPath: target) {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NoiseClockCore
 
 /// The sound catalog with its files: `Resources/sounds.json` (noise), `Resources/alarm-sounds.json`

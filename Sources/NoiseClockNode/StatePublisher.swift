@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NoiseClockAudio
 import NoiseClockCore
 import NoiseClockMQTT
@@ -25,7 +25,7 @@ public struct StatePublisher: Sendable {
     }
 
     /// The zone in force, without building a whole ClockFace.
-    public func timeZone() -> TimeZone {
+    public func timeZone() -> Zone {
         settings.current.zone(system: clock.systemTimeZone())
     }
 
@@ -104,7 +104,7 @@ public struct NodeStatus: Sendable {
         ]
     }
 
-    public func json(at now: Date, in zone: TimeZone) -> JSONValue {
+    public func json(at now: Date, in zone: Zone) -> JSONValue {
         [
             "version": .string(Self.version),
             "started_at": .string(ISOTime.string(startedAt, in: zone)),

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
 
 /// systemd's notification protocol (sd_notify(3)) without libsystemd: `KEY=VALUE` lines in one
 /// datagram to the Unix socket named by `$NOTIFY_SOCKET` (a path, or `@name` in the abstract

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NoiseClockCore
 
 /// The kernel's view of a battery: `<root>/<name>/{type,capacity,status,energy_*,power_now,charge_*,current_now}`.
@@ -32,7 +32,7 @@ public enum SysfsBattery {
 
     static func read(_ directory: String, _ file: String) -> String? {
         guard let data = FileManager.default.contents(atPath: "\(directory)/\(file)") else { return nil }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: data, as: UTF8.self).trimmingWhitespace()
     }
 
     static func number(_ directory: String, _ file: String) -> Double? {

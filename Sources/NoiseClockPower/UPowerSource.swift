@@ -1,5 +1,5 @@
 import CUPower
-import Foundation
+import FoundationEssentials
 import Logging
 import NoiseClockCore
 import Synchronization
@@ -28,9 +28,7 @@ public struct UPowerSource: BatterySource {
 
     public func run(report: @escaping @Sendable (BatteryReading) -> Void) async {
         let session = UPowerSession(report: report, logger: logger)
-        let thread = Thread { session.runLoop() }
-        thread.name = "upower glib loop"
-        thread.start()
+        Threads.start(name: "upower glib") { session.runLoop() }
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(3600))
         }

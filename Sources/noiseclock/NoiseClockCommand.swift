@@ -1,5 +1,8 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import NoiseClockAudio
 import NoiseClockCore
@@ -43,8 +46,21 @@ extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Prints `message` to stderr and gives the exit code for a configuration error.
 func fail(_ message: String) -> ExitCode {
-    FileHandle.standardError.write(Data("noiseclock: \(message)\n".utf8))
+    printError("noiseclock: \(message)")
     return ExitCode(2)
+}
+
+/// Writes a line to stderr.
+func printError(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+extension String {
+    /// The string followed by spaces up to `width` characters (never cut).
+    func padded(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
 }
 
 struct Run: AsyncParsableCommand {
@@ -76,7 +92,7 @@ struct CheckConfig: AsyncParsableCommand {
         let width = (loaded.resolved.values.map { $0.key.path.count + $0.displayValue.count }.max() ?? 0) + 4
         for value in loaded.resolved.values {
             let line = "\(value.key.path): \(value.displayValue)"
-            print(line.padding(toLength: max(width, line.count + 2), withPad: " ", startingAt: 0) + "# \(value.source)")
+            print(line.padded(to: max(width, line.count + 2)) + "# \(value.source)")
         }
         if !loaded.resolved.unknownKeys.isEmpty {
             throw fail("unknown configuration keys: \(loaded.resolved.unknownKeys.joined(separator: ", "))")
@@ -101,13 +117,13 @@ struct Sounds: AsyncParsableCommand {
             throw fail("\(error)")
         }
         let rows = library.catalog.sounds.map { sound -> [String] in
-            let length = (try? library.path(of: sound)).flatMap { try? MP3Decoder(path: $0) }.map { String(format: "%.1f s", $0.duration) }
+            let length = (try? library.path(of: sound)).flatMap { try? MP3Decoder(path: $0) }.map { "\(($0.duration * 10).rounded() / 10) s" }
             return [sound.id, sound.name, sound.kind == .alarm ? "alarm" : sound.category, sound.file, length ?? "unreadable"]
         }
         let header = ["ID", "NAME", "CATEGORY", "FILE", "LENGTH"]
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         for row in [header] + rows {
-            print(zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  "))
+            print(zip(row, widths).map { $0.padded(to: $1) }.joined(separator: "  "))
         }
     }
 }
@@ -134,7 +150,7 @@ struct Ctl: AsyncParsableCommand {
             print(raw)
             if !response.isOK { throw ExitCode(1) }
         case .timedOut:
-            FileHandle.standardError.write(Data("no answer from node \(loaded.configuration.node.id) within \(timeout) s\n".utf8))
+            printError("no answer from node \(loaded.configuration.node.id) within \(timeout) s")
             throw ExitCode(2)
         }
     }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("The alarm book: the model behind the alarm verbs")
 struct AlarmBookTests {
-    let berlin = TimeZone(identifier: "Europe/Berlin") ?? .current
+    let berlin = Zone(identifier: "Europe/Berlin") ?? .utc
 
     func arguments(_ json: String) -> CommandArguments {
         guard case .success(.object(let members)) = CommandPayload.decode(Array(json.utf8)).payload else { return CommandArguments() }

@@ -94,7 +94,7 @@ struct ClockFaceTests {
 
     @Test("an empty timezone setting means the system's zone")
     func systemZone() throws {
-        let kolkata = try #require(TimeZone(identifier: "Asia/Kolkata"))
+        let kolkata = try #require(Zone(identifier: "Asia/Kolkata"))
         let face = ClockFace(settings: ClockSettings(timezone: ""), systemZone: kolkata)
         #expect(face.timeZone.identifier == "Asia/Kolkata")
         #expect(face.time(at: mondayMorning) == "10:35")
@@ -103,7 +103,7 @@ struct ClockFaceTests {
 
     @Test("a named timezone wins over the system's zone")
     func namedZoneWins() throws {
-        let kolkata = try #require(TimeZone(identifier: "Asia/Kolkata"))
+        let kolkata = try #require(Zone(identifier: "Asia/Kolkata"))
         let face = ClockFace(settings: ClockSettings(timezone: "America/New_York"), systemZone: kolkata)
         #expect(face.timeZone.identifier == "America/New_York")
         #expect(face.time(at: mondayMorning) == "01:05")
@@ -130,6 +130,28 @@ struct ClockFaceTests {
         let march = german.state(at: UTC.date(2026, 3, 2, 8, 0)).date
         #expect(march.hasPrefix("2 März Mo"), "\(march)")
         #expect(face("Europe/Berlin").state(at: UTC.date(2026, 3, 2, 8, 0)).date == "2 March Mon")
+    }
+
+    @Test("the date is what ICU writes for \"d MMMM EEE\" in every locale the node offers, every day of a year")
+    func dateMatchesICU() throws {
+        #expect(DateNames.identifiers.count > 100)
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = try #require(TimeZone(identifier: "UTC"))
+        for identifier in DateNames.identifiers {
+            let face = face("UTC", locale: identifier)
+            let icu = Date.VerbatimFormatStyle(
+                format: "\(day: .defaultDigits) \(month: .wide) \(weekday: .abbreviated)",
+                locale: Locale(identifier: identifier), timeZone: utc.timeZone, calendar: utc)
+            // Noon on each day of 2027 (a year that starts on a Friday).
+            for day in stride(from: 0, to: 365, by: 1) {
+                let instant = UTC.date(2027, 1, 1, 12).addingTimeInterval(Double(day) * 86_400)
+                let expected = instant.formatted(icu)
+                guard face.state(at: instant).date == expected else {
+                    Issue.record("\(identifier) on day \(day): \(face.state(at: instant).date) vs ICU \(expected)")
+                    break
+                }
+            }
+        }
     }
 
     @Test("the date follows the zone across midnight")
@@ -228,15 +250,15 @@ struct ClockFaceTests {
 
 @Suite("ISO time (SPEC §2: every time is ISO 8601 with its UTC offset)")
 struct ISOTimeTests {
-    private func zone(_ identifier: String) throws -> TimeZone {
-        try #require(TimeZone(identifier: identifier))
+    private func zone(_ identifier: String) throws -> Zone {
+        try #require(Zone(identifier: identifier))
     }
 
     @Test("UTC is written +00:00, never Z")
     func utc() throws {
         let instant = UTC.date(2026, 9, 7, 5, 5, 0)
         #expect(ISOTime.string(instant, in: try zone("UTC")) == "2026-09-07T05:05:00+00:00")
-        #expect(ISOTime.string(instant, in: try #require(TimeZone(secondsFromGMT: 0))) == "2026-09-07T05:05:00+00:00")
+        #expect(ISOTime.string(instant, in: .utc) == "2026-09-07T05:05:00+00:00")
         #expect(!ISOTime.string(instant, in: try zone("UTC")).contains("Z"))
     }
 

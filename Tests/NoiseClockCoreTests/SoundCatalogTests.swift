@@ -190,7 +190,7 @@ struct SoundCatalogTests {
     @Test("B/noise formats the timer's end with the given function, from seconds since 1970")
     func mixJSONTime() {
         let json = NoiseMix(playing: true, layers: [.init(id: "rain", volume: 100)], sleepTimerEndsAt: 0)
-            .json { ISOTime.string(Date(timeIntervalSince1970: $0), in: TimeZone(identifier: "UTC")!) }
+            .json { ISOTime.string(Date(timeIntervalSince1970: $0), in: .utc) }
         #expect(json[member: "sleep_timer_ends_at"] == "1970-01-01T00:00:00+00:00")
     }
 

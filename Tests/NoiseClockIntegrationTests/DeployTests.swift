@@ -28,6 +28,18 @@ struct DeployTests {
         #expect(!verified.output.contains("noiseclock.service:"), "warnings: \(verified.output)")
     }
 
+    @Test("the binary loads neither Foundation's ICU-based libraries nor a YAML library of Swift's: only FoundationEssentials")
+    func noICU() async throws {
+        // ICU's time zones and date formats were a quarter of an idle node's memory (SPEC §7's RSS row).
+        let linked = try await runToEnd("/usr/bin/ldd", [NoiseClockBinary.path])
+        #expect(linked.code == 0, "\(linked.output)")
+        #expect(linked.output.contains("libFoundationEssentials.so"))
+        #expect(linked.output.contains("libyaml"))
+        for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so", "libicu"] {
+            #expect(!linked.output.contains(library), "\(library) is linked:\n\(linked.output)")
+        }
+    }
+
     @Test("the example ACL: a node logged in as its id works, and cannot write to another node's topics")
     func aclConfinesNode() async throws {
         let directory = try makeTemporaryDirectory("acl")

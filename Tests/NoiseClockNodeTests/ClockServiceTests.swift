@@ -193,7 +193,7 @@ struct ClockServiceTests {
     @Test("an empty clock.timezone uses the system's zone from the node clock")
     func systemZone() async throws {
         let start = instant(2026, 7, 1, 12, 0, 30)
-        let clock = NodeClock.driven(by: testClock, startingAt: start, timeZone: TimeZone(identifier: "America/New_York")!)
+        let clock = NodeClock.driven(by: testClock, startingAt: start, timeZone: Zone(identifier: "America/New_York")!)
 
         try await running(publisher(clock: clock, settings: ClockSettings(timezone: ""))) {
             await transport.waitForPublished(count: 1)

@@ -64,6 +64,55 @@ struct ConfigurationLoaderTests {
         #expect(error?.reason.contains("list") == true)
     }
 
+    @Test(
+        "aliases, repeated keys, keys that are not plain names and a second document are errors naming where",
+        arguments: [
+            ("mqtt:\n  host: &h a\n  port: *h\n", "mqtt.port", "aliases"),
+            ("mqtt:\n  host: a\n  host: b\n", "mqtt.host", "twice"),
+            ("mqtt:\n  host: a\nmqtt:\n  port: 1\n", "mqtt", "twice"),
+            ("mqtt:\n  ? [a, b]\n  : c\n", "mqtt", "plain names"),
+            ("node:\n  id: a\n---\nnode:\n  id: b\n", "config", "one YAML document"),
+            ("- a\n- b\n", "config", "list"),
+        ])
+    func flattenRejects(yaml: String, key: String, reason: String) {
+        let error = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.flatten(yaml: yaml, fileName: "bad.yaml")
+        }
+        #expect(error?.key == key)
+        #expect(error?.reason.contains(reason) == true, "\(error?.reason ?? "")")
+    }
+
+    @Test("quoting, block scalars, anchors without aliases, tags and flow mappings read as their text")
+    func flattenScalarForms() throws {
+        let yaml = """
+            node:
+              id: 'kitchen'
+              name: "Kitchen \\u00e9 clock"
+            mqtt: {host: broker.lan, port: 1884}
+            clock:
+              locale: &loc de_DE
+              timezone: !!str Europe/Berlin
+            sounds:
+              custom_dir: >-
+                /srv/sounds
+            """
+        let values = try ConfigurationLoader.flatten(yaml: yaml, fileName: "f.yaml")
+        #expect(values == [
+            "node.id": "kitchen", "node.name": "Kitchen é clock", "mqtt.host": "broker.lan", "mqtt.port": "1884",
+            "clock.locale": "de_DE", "clock.timezone": "Europe/Berlin", "sounds.custom_dir": "/srv/sounds",
+        ])
+    }
+
+    @Test("a syntax error is reported with its line and column, even after a key that is wrong")
+    func flattenSyntaxPosition() {
+        let error = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.flatten(yaml: "mqtt:\n  host: [a]\n  port: \"open\n", fileName: "bad.yaml")
+        }
+        #expect(error?.key == "config")
+        #expect(error?.reason.hasPrefix("not valid YAML") == true)
+        #expect(error?.reason.contains("line") == true, "\(error?.reason ?? "")")
+    }
+
     @Test("a document that is not a mapping is an error")
     func flattenScalarDocument() {
         let error = #expect(throws: ConfigurationError.self) {

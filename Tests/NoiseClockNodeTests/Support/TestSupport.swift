@@ -157,15 +157,16 @@ private struct RecordingLogHandler: LogHandler {
 
 // MARK: Fixtures
 
-let utc = TimeZone(identifier: "UTC")!
-let berlin = TimeZone(identifier: "Europe/Berlin")!
+let utc = Zone.utc
+let berlin = Zone(identifier: "Europe/Berlin")!
 
-/// The instant of a wall-clock time in `zone`, built from calendar components (never from the code under test).
+/// The instant of a wall-clock time in `zone`, built from calendar components with Foundation's
+/// ICU time zones (never from the code under test).
 func instant(
-    _ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Int = 0, in zone: TimeZone = utc
+    _ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Int = 0, in zone: Zone = utc
 ) -> Date {
     var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = zone
+    calendar.timeZone = TimeZone(identifier: zone.identifier)!
     let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     return calendar.date(from: components)!
 }
@@ -178,7 +179,7 @@ func makeConfiguration(_ file: [String: String] = [:]) throws -> Configuration {
 }
 
 /// A clock that never moves on its own and never sleeps for real.
-func frozenClock(at now: Date, zone: TimeZone = utc) -> NodeClock {
+func frozenClock(at now: Date, zone: Zone = utc) -> NodeClock {
     NodeClock(now: { now }, sleep: { _ in try await Task.sleep(for: .seconds(3600)) }, systemTimeZone: { zone })
 }
 

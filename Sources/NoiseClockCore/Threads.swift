@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The node's own threads (MQTT network, audio, UPower's main loop) and what they sleep on,
+/// on POSIX threads directly: each one blocks in a C library for its whole life, which is what
+/// Swift's task pool must not do.
+public enum Threads {
+    /// Starts a detached thread named `name` (at most 15 bytes are kept) running `body`.
+    public static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(ThreadContext(name: name, body: body)).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, threadEntry, context)
+        if rc == 0 {
+            pthread_detach(thread)
+        } else {
+            // No thread: run nothing, but do not leak the context.
+            Unmanaged<ThreadContext>.fromOpaque(context).release()
+            fatalError("pthread_create failed for \(name): \(rc)")
+        }
+    }
+
+    /// Names the calling thread for `top -H` and `/proc` (pthread_setname_np is not visible from
+    /// Swift's Glibc module; this is what it does).
+    fileprivate static func nameThread(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    /// Sleeps the calling thread (never a task) for `duration`.
+    public static func sleep(_ duration: Duration) {
+        guard duration > .zero else { return }
+        var request = timespec(tv_sec: Int(duration.components.seconds), tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0, errno == EINTR { request = remaining }
+    }
+}
+
+/// What a new thread runs first: takes its context back from `start` and runs the body.
+private func threadEntry(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    guard let argument else { return nil }
+    let context = Unmanaged<ThreadContext>.fromOpaque(argument).takeRetainedValue()
+    Threads.nameThread(context.name)
+    context.body()
+    return nil
+}
+
+private final class ThreadContext: Sendable {
+    let name: String
+    let body: @Sendable () -> Void
+
+    init(name: String, body: @escaping @Sendable () -> Void) {
+        self.name = name
+        self.body = body
+    }
+}
+
+/// A flag a thread sleeps on until another sets it, or a timeout passes (on the monotonic
+/// clock, so setting the wall clock neither ends nor stretches a wait).
+public final class WakeSignal: @unchecked Sendable {
+    // @unchecked Sendable: `signaled` is only touched with `mutex` held.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var signaled = false
+
+    public init() {
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Sets the flag and wakes every waiter.
+    public func signal() {
+        pthread_mutex_lock(mutex)
+        signaled = true
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Waits until the flag is set (and clears it) or `timeout` passes. True when signaled.
+    @discardableResult
+    public func wait(timeout: Duration) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let nanoseconds = Int64(deadline.tv_nsec) + timeout.components.attoseconds / 1_000_000_000
+        deadline.tv_sec += Int(timeout.components.seconds) + Int(nanoseconds / 1_000_000_000)
+        deadline.tv_nsec = Int(nanoseconds % 1_000_000_000)
+        pthread_mutex_lock(mutex)
+        while !signaled {
+            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { break }
+        }
+        let woken = signaled
+        signaled = false
+        pthread_mutex_unlock(mutex)
+        return woken
+    }
+}
+
+/// Whole small files, read with plain POSIX calls (so `/dev/null` and pipes read as what they
+/// hold, not as their reported size).
+public enum FileBytes {
+    /// The bytes of `path`, or nil when it cannot be opened or read, or holds more than `limit`.
+    public static func read(_ path: String, limit: Int = 1 << 20) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 8192)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { return nil }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk.prefix(n))
+            if bytes.count > limit { return nil }
+        }
+    }
+}

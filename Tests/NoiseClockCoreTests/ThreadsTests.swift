@@ -1,0 +1,70 @@
+import Foundation
+import NoiseClockCore
+import Synchronization
+import Testing
+
+@Suite("Threads, wake signals and whole-file reads")
+struct ThreadsTests {
+    @Test("a thread runs its body under its name (cut to 15 bytes, as Linux keeps)")
+    func namedThread() async throws {
+        let seen = Mutex<String?>(nil)
+        let done = WakeSignal()
+        Threads.start(name: "noiseclock test thread") {
+            let comm = FileBytes.read("/proc/thread-self/comm").map { String(decoding: $0, as: UTF8.self) }
+            seen.withLock { $0 = comm }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .seconds(10)))
+        #expect(seen.withLock { $0 } == "noiseclock test\n")
+    }
+
+    @Test("a signal sent before the wait is kept; the wait returns at once and clears it")
+    func signalKept() {
+        let signal = WakeSignal()
+        signal.signal()
+        let start = ContinuousClock.now
+        #expect(signal.wait(timeout: .seconds(10)))
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(!signal.wait(timeout: .milliseconds(20)))
+    }
+
+    @Test("without a signal the wait ends after its timeout, not before")
+    func timeout() {
+        let signal = WakeSignal()
+        let start = ContinuousClock.now
+        #expect(!signal.wait(timeout: .milliseconds(150)))
+        #expect(ContinuousClock.now - start >= .milliseconds(150))
+    }
+
+    @Test("a signal from another thread wakes the waiter early")
+    func wakesWaiter() {
+        let signal = WakeSignal()
+        Threads.start(name: "signaller") {
+            Threads.sleep(.milliseconds(50))
+            signal.signal()
+        }
+        let start = ContinuousClock.now
+        #expect(signal.wait(timeout: .seconds(30)))
+        #expect(ContinuousClock.now - start < .seconds(20))
+    }
+
+    @Test("Threads.sleep sleeps at least as long as asked")
+    func sleeps() {
+        let start = ContinuousClock.now
+        Threads.sleep(.milliseconds(120))
+        #expect(ContinuousClock.now - start >= .milliseconds(120))
+    }
+
+    @Test("FileBytes reads a file whole, /dev/null as nothing, and refuses directories, missing files and files over the limit")
+    func fileBytes() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bytes-\(UUID().uuidString)").path
+        let content = (0..<20_000).map { UInt8($0 % 251) }
+        try Data(content).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(FileBytes.read(path) == content)
+        #expect(FileBytes.read(path, limit: 19_999) == nil)
+        #expect(FileBytes.read("/dev/null") == [])
+        #expect(FileBytes.read("/") == nil)
+        #expect(FileBytes.read("/nonexistent/file") == nil)
+    }
+}
