@@ -8,6 +8,7 @@ packages=(
   libmosquitto-dev mosquitto mosquitto-clients   # MQTT: the library, a local broker, the CLI clients
   libupower-glib-dev                             # battery: UPower's client library (and GLib)
   libyaml-dev                                    # the configuration file (YAML, read with libyaml)
+  tzdata                                         # time zones (the node reads /usr/share/zoneinfo itself)
   libmpg123-dev libasound2-dev                   # audio: MP3 decoding, ALSA output
   lame sox                                       # tests and scripts/make-sounds.sh: MP3 encoding, synthesis
   mpg123 pulseaudio libasound2-plugins alsa-utils # benchmarks: the reference player and a real-time sink
