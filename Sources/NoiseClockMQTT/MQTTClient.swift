@@ -121,6 +121,12 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     /// a watchdog tells a hung thread from a quiet one by it.
     public var lastHeartbeat: ContinuousClock.Instant { heartbeat.withLock { $0 } }
     private let heartbeat = Mutex(ContinuousClock.now)
+    /// Mirrors of `state.queue.count` and `state.needsRestore`, written under the state lock and
+    /// read without it: the network thread checks them after every loop, and taking the lock
+    /// there each time made it wait on a command's answer being written (the lock is held while
+    /// libmosquitto writes the packet).
+    private let queueDepth = Atomic<Int>(0)
+    private let restorePending = Atomic<Bool>(false)
 
     /// Messages dropped because the queue was full, since start.
     public var droppedMessages: Int { state.withLock { $0.droppedMessages } }
@@ -217,6 +223,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             }
         }
         state.queue.append(message)
+        queueDepth.store(state.queue.count, ordering: .releasing)
     }
 
     /// Hands one message to libmosquitto. False when it cannot take it now (not connected).
@@ -291,8 +298,8 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             }
             let rc = mosquitto_loop(handle, 1000, 1)
             heartbeat.withLock { $0 = .now }
-            if restoreIfConnected() { backoff.reset() }
-            drainQueue()
+            if restorePending.load(ordering: .acquiring), restoreIfConnected() { backoff.reset() }
+            if queueDepth.load(ordering: .acquiring) > 0 { drainQueue() }
             if rc != MOSQ_ERR_SUCCESS.rawValue {
                 attached = false
                 let wasConnected = state.withLock { state in
@@ -327,6 +334,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         let restored = state.withLock { state -> Bool in
             guard state.needsRestore else { return false }
             state.needsRestore = false
+            restorePending.store(false, ordering: .releasing)
             state.connected = true
             state.inFlight = 0
             state.pendingSubscriptions = []
@@ -341,6 +349,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             }
             ordered += state.retainedOrder.compactMap { state.retained[$0] }.filter { $0.topic != options.availability?.topic }
             state.queue = ordered + state.queue
+            queueDepth.store(state.queue.count, ordering: .releasing)
             return true
         }
         if restored {
@@ -358,6 +367,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
                 state.queue.removeFirst()
                 state.inFlight += 1
             }
+            queueDepth.store(state.queue.count, ordering: .releasing)
         }
     }
 
@@ -366,6 +376,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     fileprivate func connected(rc: Int32) {
         if rc == 0 {
             state.withLock { $0.needsRestore = true }
+            restorePending.store(true, ordering: .releasing)
         } else {
             let reason = String(cString: options.protocolVersion == .v5 ? mosquitto_reason_string(rc) : mosquitto_connack_string(rc))
             logger.error("MQTT broker refused the connection", metadata: ["reason": "\(reason)"])
