@@ -470,7 +470,7 @@ func cpuPercent(of pid: pid_t, over seconds: Int) async throws -> Double {
     return (cpuSeconds(pid) - start) / (ms(ContinuousClock.now - began) / 1000) * 100
 }
 
-if let pulse = try? await PulseSink() {
+if noiseSeconds > 0, let pulse = try? await PulseSink() {
     let rain = "heavy-rain-white-noise"
     // bench/Sources/main.swift → the checkout's Resources.
     let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
