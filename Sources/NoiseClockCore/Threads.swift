@@ -11,13 +11,9 @@ public enum Threads {
         let context = Unmanaged.passRetained(ThreadContext(name: name, body: body)).toOpaque()
         var thread = pthread_t()
         let rc = pthread_create(&thread, nil, threadEntry, context)
-        if rc == 0 {
-            pthread_detach(thread)
-        } else {
-            // No thread: run nothing, but do not leak the context.
-            Unmanaged<ThreadContext>.fromOpaque(context).release()
-            fatalError("pthread_create failed for \(name): \(rc)")
-        }
+        // Each of the node's few threads carries a C library's loop; without it the node cannot work.
+        guard rc == 0 else { fatalError("cannot start the \(name) thread: pthread_create returned \(rc)") }
+        pthread_detach(thread)
     }
 
     /// Names the calling thread for `top -H` and `/proc` (pthread_setname_np is not visible from
