@@ -8,7 +8,7 @@ import Glibc
 /// An IANA time zone, read from the system's TZif files (`/usr/share/zoneinfo`, or `$TZDIR`).
 ///
 /// The node needs one thing of a zone: its UTC offset at an instant. Reading the files the C
-/// library reads keeps the node free of ICU (whose time zone data alone made up a quarter of an
+/// library reads keeps the node free of ICU (which, with Foundation, made up a third of an
 /// idle node's memory) and always agrees with `date` on the same machine. A time after the
 /// file's last transition follows the file's POSIX `TZ` footer (RFC 8536 §3.3), so rules reach
 /// past 2037 whether the files are built "fat" or "slim".
