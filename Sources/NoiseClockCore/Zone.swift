@@ -211,21 +211,18 @@ private struct TZifReader {
         return bytes[index]
     }
 
-    mutating func int32() -> Int32? {
-        guard index + 4 <= bytes.count else { return nil }
-        var value: UInt32 = 0
-        for byte in bytes[index..<index + 4] { value = value << 8 | UInt32(byte) }
-        index += 4
-        return Int32(bitPattern: value)
+    /// The next `count` bytes as a big-endian unsigned number.
+    private mutating func bigEndian(_ count: Int) -> UInt64? {
+        guard index + count <= bytes.count else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes[index..<index + count] { value = value << 8 | UInt64(byte) }
+        index += count
+        return value
     }
 
-    mutating func int64() -> Int64? {
-        guard index + 8 <= bytes.count else { return nil }
-        var value: UInt64 = 0
-        for byte in bytes[index..<index + 8] { value = value << 8 | UInt64(byte) }
-        index += 8
-        return Int64(bitPattern: value)
-    }
+    mutating func int32() -> Int32? { bigEndian(4).map { Int32(bitPattern: UInt32($0)) } }
+
+    mutating func int64() -> Int64? { bigEndian(8).map { Int64(bitPattern: $0) } }
 
     mutating func header() -> TZifHeader? {
         guard index + 44 <= bytes.count, Array(bytes[index..<index + 4]) == Array("TZif".utf8) else { return nil }
@@ -326,8 +323,9 @@ struct PosixRule: Sendable {
         case .zeroBased(let n):
             day = january1 + Int64(n)
         case .monthWeekDay(let month, let week, let weekday):
-            let first = CivilDate.daysSinceEpoch(year: year, month: month, day: 1)
-            let firstWeekday = Int(floorMod(first + 4, 7))  // 1970-01-01 was a Thursday (4)
+            let firstOfMonth = CivilDate(year: year, month: month, day: 1)
+            let first = firstOfMonth.daysSinceEpoch
+            let firstWeekday = firstOfMonth.weekday
             var dayOfMonth = 1 + (weekday - firstWeekday + 7) % 7 + (week - 1) * 7
             let length = CivilDate.daysIn(month: month, year: year)
             while dayOfMonth > length { dayOfMonth -= 7 }

@@ -28,10 +28,10 @@ public actor NoisePlayer {
     let fadeFrames: Int
     let logger: Logger
 
-    private(set) var mix = NoiseMix()
+    private(set) var mix = NoiseMix() { didSet { wakeIfTimed() } }
     /// What `toggle` and `power ON` play again.
     private var lastLayers: [NoiseMix.Layer] = []
-    private var previewEndsAt: Date?
+    private var previewEndsAt: Date? { didSet { wakeIfTimed() } }
     private var sleepFadeStarted = false
     /// The mixer input of the alarm tone sounding now; each tone gets its own, so one alarm's tone
     /// fades out while the next one's fades in.
@@ -70,7 +70,6 @@ public actor NoisePlayer {
         }
         mix.layers = layers
         mix.playing = true
-        wakeup.yield()
         lastLayers = layers
         if let sleepMinutes { setTimer(minutes: sleepMinutes) }
         try changed(event: ("noise_started", ["sounds": .array(layers.map { .string($0.id) })]))
@@ -90,7 +89,6 @@ public actor NoisePlayer {
             mix.layers = [layer]
         }
         mix.playing = true
-        wakeup.yield()
         lastLayers = mix.layers
         try changed(event: wasPlaying ? nil : ("noise_started", ["sounds": .array(mix.layers.map { .string($0.id) })]))
         return current
@@ -179,7 +177,6 @@ public actor NoisePlayer {
             mixer.add("preview", source: source, gain: previewGain, fadeInFrames: AudioFormat.frames(milliseconds: 50))
         }
         previewEndsAt = publisher.clock.now().addingTimeInterval(Self.previewSeconds)
-        wakeup.yield()
         return ["sound": .string(sound.id), "seconds": .number(Self.previewSeconds)]
     }
 
@@ -209,6 +206,12 @@ public actor NoisePlayer {
                 glide(layers, overFrames: frames, in: &mixer) { _ in 0 }
             }
         }
+    }
+
+    /// Tells `NoiseService` when the player wants ticks: called after every change of the mix or
+    /// the preview, so no verb can forget it.
+    private func wakeIfTimed() {
+        if nextTickDelay != nil { wakeup.yield() }
     }
 
     /// How soon `tick` wants to run again; nil when nothing is timed (then `wakeups` says when).
@@ -269,7 +272,6 @@ public actor NoisePlayer {
         do {
             // The timer first: `play` stores the mix, timer included.
             mix.sleepTimerEndsAt = stored.sleepTimerEndsAt
-            wakeup.yield()
             _ = try play(stored.layers.map { ($0.id, $0.volume) }, volume: stored.volume, sleepMinutes: nil)
             logger.info("noise resumed", metadata: ["sounds": "\(stored.layers.map(\.id))"])
         } catch {
@@ -326,7 +328,6 @@ public actor NoisePlayer {
     private func setTimer(minutes: Int) {
         mix.sleepTimerEndsAt = minutes > 0 ? publisher.clock.now().timeIntervalSince1970 + Double(minutes * 60) : nil
         sleepFadeStarted = false
-        wakeup.yield()
     }
 
     private func source(for id: String) throws(CommandError) -> SampleSource {
