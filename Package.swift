@@ -15,8 +15,14 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
-        // Pure domain: commands, settings, clock formatting, configuration schema, topics. No I/O.
-        .target(name: "NoiseClockCore"),
+        // POSIX helpers: the node's own threads, a wake signal, whole small files, and the one time
+        // source (timerfd). Imports Glibc only.
+        .systemLibrary(name: "CTimerFD"),
+        .target(name: "NoiseClockSystem", dependencies: ["CTimerFD"]),
+
+        // Pure domain: commands, settings, clock formatting, alarms and their clockwork,
+        // configuration schema, topics. Its only I/O is reading zone files (through FileBytes).
+        .target(name: "NoiseClockCore", dependencies: ["NoiseClockSystem"]),
 
         // libmosquitto, seen only by NoiseClockMQTT.
         .systemLibrary(
@@ -24,16 +30,19 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        // libyaml, seen only by NoiseClockYAML (the configuration file).
         .systemLibrary(
             name: "CYAML",
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        .target(name: "NoiseClockYAML", dependencies: ["CYAML", "NoiseClockCore"]),
         .target(
             name: "NoiseClockMQTT",
             dependencies: [
                 "CMosquitto",
                 "NoiseClockCore",
+                "NoiseClockSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -43,7 +52,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(
             name: "NoiseClockAudio",
-            dependencies: ["CMpg123", "CALSA", "NoiseClockCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CMpg123", "CALSA", "NoiseClockCore", "NoiseClockSystem", .product(name: "Logging", package: "swift-log")]
         ),
 
         // UPower (libupower-glib + GLib), seen only by NoiseClockPower.
@@ -54,7 +63,7 @@ let package = Package(
         ),
         .target(
             name: "NoiseClockPower",
-            dependencies: ["CUPower", "NoiseClockCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CUPower", "NoiseClockCore", "NoiseClockSystem", .product(name: "Logging", package: "swift-log")]
         ),
 
         // The services and their wiring: store, clock publisher, command service, the node.
@@ -66,8 +75,9 @@ let package = Package(
                 "NoiseClockPower",
                 "NoiseClockAudio",
                 .product(name: "Logging", package: "swift-log"),
+                "NoiseClockSystem",
+                "NoiseClockYAML",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                "CYAML",
             ]
         ),
         .executableTarget(
@@ -80,6 +90,7 @@ let package = Package(
             ]
         ),
 
+        .testTarget(name: "NoiseClockSystemTests", dependencies: ["NoiseClockSystem"]),
         .testTarget(
             name: "NoiseClockCoreTests",
             dependencies: ["NoiseClockCore", .product(name: "PropertyBased", package: "swift-property-based")]

@@ -7,7 +7,8 @@
 #   bash fuzz/fuzz.sh repro FILE...    run the target once on each FILE (a crash to look at)
 #   bash fuzz/fuzz.sh coverage         line coverage of the decoder's files by the corpus so far
 #
-# The target is compiled with swiftc, not SwiftPM: Sources/NoiseClockCore/*.swift (pure Swift and
+# The target is compiled with swiftc, not SwiftPM: Sources/NoiseClockSystem/*.swift and
+# Sources/NoiseClockCore/*.swift (pure Swift and
 # FoundationEssentials) and fuzz/CommandDecoderFuzz.swift become one module, instrumented with
 # -sanitize=fuzzer,address. Everything it writes goes under .build-fuzz/ (git-ignored): fuzz/corpus
 # is passed as a second, read-only corpus directory, so new inputs land in .build-fuzz/corpus.
@@ -23,7 +24,7 @@ export SWIFT_BACKTRACE=enable=no
 
 out=.build-fuzz
 bin=$out/command-decoder-fuzz
-sources=(Sources/NoiseClockCore/*.swift fuzz/CommandDecoderFuzz.swift)
+sources=(Sources/NoiseClockSystem/*.swift Sources/NoiseClockCore/*.swift fuzz/CommandDecoderFuzz.swift)
 
 build() {
     mkdir -p "$out"
@@ -35,7 +36,7 @@ build() {
     # -O keeps Swift's overflow and bounds checks (only -Ounchecked drops them); -g for stack traces.
     # One job: the machines are small and shared.
     swiftc -parse-as-library -swift-version 6 -module-name NoiseClockFuzz \
-        -sanitize=fuzzer,address -O -g -j 1 -num-threads 1 -use-ld=lld \
+        -sanitize=fuzzer,address -O -g -j 1 -num-threads 1 -use-ld=lld -I Sources/CTimerFD \
         "${sources[@]}" -o "$bin.tmp"
     mv "$bin.tmp" "$bin"
 }

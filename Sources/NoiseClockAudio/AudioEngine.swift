@@ -2,6 +2,7 @@ import CALSA
 import FoundationEssentials
 import Logging
 import NoiseClockCore
+import NoiseClockSystem
 import Synchronization
 
 /// What `B/status` says of the audio output.
@@ -107,7 +108,7 @@ public final class AudioEngine: Sendable {
     }
 
     private func playLoop() {
-        var pcm: OpaquePointer?
+        var pcm: PCM?
         var period = [Int16](repeating: 0, count: Self.periodFrames * AudioFormat.channels)
         // A real card blocks in writei when its buffer is full; a file or null sink never does.
         // Pacing to the clock keeps such sinks at real time (and a file sink from filling the disk).
@@ -115,11 +116,8 @@ public final class AudioEngine: Sendable {
         var framesSinceOpen = 0
         while !stopping {
             if mixer.withLock({ $0.isEmpty }) {
-                if let open = pcm {
-                    snd_pcm_drain(open)
-                    snd_pcm_close(open)
-                    pcm = nil
-                }
+                pcm?.drain()
+                pcm = nil
                 wake.wait(timeout: .seconds(1))
                 continue
             }
@@ -146,7 +144,6 @@ public final class AudioEngine: Sendable {
             }
             if let failure = write(period, to: open) {
                 logger.warning("audio device failed; reopening", metadata: ["device": "\(device)", "error": "\(failure)"])
-                snd_pcm_close(open)
                 pcm = nil
                 setStatus { $0.ok = false; $0.error = failure }
                 continue
@@ -156,13 +153,11 @@ public final class AudioEngine: Sendable {
             let ahead = played - openedAt.duration(to: .now) - .microseconds(Int64(Self.bufferMicroseconds))
             Threads.sleep(ahead)
         }
-        if let open = pcm {
-            snd_pcm_drop(open)
-            snd_pcm_close(open)
-        }
+        pcm?.drop()
+        pcm = nil
     }
 
-    private func openDevice() -> Result<OpaquePointer, AudioError> {
+    private func openDevice() -> Result<PCM, AudioError> {
         var pcm: OpaquePointer?
         var rc: Int32
         if let configurationFile {
@@ -184,14 +179,14 @@ public final class AudioEngine: Sendable {
         } else {
             rc = snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, 0)
         }
-        guard rc >= 0, let opened = pcm else {
+        guard rc >= 0, let handle = pcm else {
             return .failure(AudioError(subject: device, reason: "cannot open \(device): \(String(cString: snd_strerror(rc)))"))
         }
+        let opened = PCM(handle)
         rc = snd_pcm_set_params(
-            opened, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, UInt32(AudioFormat.channels),
+            handle, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, UInt32(AudioFormat.channels),
             UInt32(AudioFormat.sampleRate), 1, Self.bufferMicroseconds)
         guard rc >= 0 else {
-            snd_pcm_close(opened)
             return .failure(AudioError(subject: device, reason: "cannot set 44.1 kHz stereo 16-bit on \(device): \(String(cString: snd_strerror(rc)))"))
         }
         logger.debug("audio device open", metadata: ["device": "\(device)"])
@@ -199,7 +194,8 @@ public final class AudioEngine: Sendable {
     }
 
     /// Writes one period; recovers underruns (counted). Returns a reason when the device is lost.
-    private func write(_ period: [Int16], to pcm: OpaquePointer) -> String? {
+    private func write(_ period: [Int16], to output: PCM) -> String? {
+        let pcm = output.handle
         var offset = 0
         let frames = period.count / AudioFormat.channels
         while offset < frames {
@@ -221,4 +217,20 @@ public final class AudioEngine: Sendable {
         shared.withLock { $0.framesWritten += frames }
         return nil
     }
+}
+
+/// An open ALSA playback handle, used only on the audio thread. It is closed in one place, when
+/// the last reference goes; `drain` (let the buffer play out) or `drop` (stop at once) first.
+private final class PCM {
+    let handle: OpaquePointer
+
+    init(_ handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    func drain() { snd_pcm_drain(handle) }
+
+    func drop() { snd_pcm_drop(handle) }
+
+    deinit { snd_pcm_close(handle) }
 }

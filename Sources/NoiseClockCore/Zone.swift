@@ -1,5 +1,9 @@
 import FoundationEssentials
 import Synchronization
+// The fuzzer builds Core and System as one module (fuzz/fuzz.sh), where there is nothing to import.
+#if canImport(NoiseClockSystem)
+import NoiseClockSystem
+#endif
 
 #if canImport(Glibc)
 import Glibc

@@ -6,16 +6,8 @@ import Dispatch
 import FoundationEssentials
 import Logging
 import NoiseClockCore
+import NoiseClockSystem
 import Synchronization
-
-public struct MQTTError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var operation: String
-    public var code: Int32
-
-    public var description: String {
-        "\(operation): \(String(cString: mosquitto_strerror(code)))"
-    }
-}
 
 /// An MQTT client on libmosquitto with its own network thread.
 ///
@@ -64,7 +56,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         (events, eventContinuation) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
 
         guard let handle = mosquitto_new(options.clientID, true, Unmanaged.passUnretained(self).toOpaque()) else {
-            throw MQTTError(operation: "mosquitto_new", code: MOSQ_ERR_NOMEM.rawValue)
+            throw MQTTError(operation: "mosquitto_new", code: .noMemory)
         }
         self.handle = handle
         try check("threaded mode", mosquitto_threaded_set(handle, true))
@@ -103,7 +95,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     private static let initializeLibrary: Void = { _ = mosquitto_lib_init() }()
 
     private func check(_ operation: String, _ code: Int32) throws(MQTTError) {
-        if code != MOSQ_ERR_SUCCESS.rawValue { throw MQTTError(operation: operation, code: code) }
+        if code != MOSQ_ERR_SUCCESS.rawValue { throw MQTTError(operation: operation, rawCode: code) }
     }
 
     public var isConnected: Bool { state.withLock { $0.connected } }
@@ -250,7 +242,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         }
         if rc == MOSQ_ERR_SUCCESS.rawValue { return true }
         if rc != MOSQ_ERR_NO_CONN.rawValue {
-            logger.error("MQTT publish failed", metadata: ["topic": "\(message.topic)", "error": "\(MQTTError(operation: "publish", code: rc))"])
+            logger.error("MQTT publish failed", metadata: ["topic": "\(message.topic)", "error": "\(MQTTError(operation: "publish", rawCode: rc))"])
         }
         return false
     }
@@ -263,7 +255,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             if rc == MOSQ_ERR_SUCCESS.rawValue {
                 state.pendingSubscriptions.insert(mid)
             } else {
-                logger.error("MQTT subscribe failed", metadata: ["filter": "\(filter)", "error": "\(MQTTError(operation: "subscribe", code: rc))"])
+                logger.error("MQTT subscribe failed", metadata: ["filter": "\(filter)", "error": "\(MQTTError(operation: "subscribe", rawCode: rc))"])
             }
         }
     }
@@ -291,7 +283,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
                     let delay = backoff.take()
                     logger.info(
                         "MQTT broker not reachable; retrying",
-                        metadata: ["broker": "\(options.host):\(options.port)", "error": "\(MQTTError(operation: "connect", code: rc))", "retry_in": "\(delay)"])
+                        metadata: ["broker": "\(options.host):\(options.port)", "error": "\(MQTTError(operation: "connect", rawCode: rc))", "retry_in": "\(delay)"])
                     pause(delay)
                     continue
                 }
@@ -309,11 +301,11 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
                 if isStopping { break }
                 let delay = backoff.take()
                 if wasConnected {
-                    eventContinuation.yield(.disconnected(reason: MQTTError(operation: "connection", code: rc).description))
+                    eventContinuation.yield(.disconnected(reason: MQTTError(operation: "connection", rawCode: rc).description))
                 }
                 logger.warning(
                     "MQTT connection lost; reconnecting",
-                    metadata: ["error": "\(MQTTError(operation: "loop", code: rc))", "retry_in": "\(delay)"])
+                    metadata: ["error": "\(MQTTError(operation: "loop", rawCode: rc))", "retry_in": "\(delay)"])
                 pause(delay)
             }
         }

@@ -2,6 +2,7 @@ import CUPower
 import FoundationEssentials
 import Logging
 import NoiseClockCore
+import NoiseClockSystem
 import Synchronization
 
 /// UPower's display device through libupower-glib, followed through GObject `notify` signals on a

@@ -1,5 +1,5 @@
 import Foundation
-import NoiseClockCore
+import NoiseClockSystem
 import Synchronization
 import Testing
 

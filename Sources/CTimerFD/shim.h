@@ -1,0 +1,42 @@
+#ifndef NOISECLOCK_CTIMERFD_SHIM_H
+#define NOISECLOCK_CTIMERFD_SHIM_H
+/* Linux timerfd (sys/timerfd.h is not part of Swift's Glibc module), seen only by NoiseClockSystem. */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A non-blocking, close-on-exec timer on `clock` (CLOCK_REALTIME or CLOCK_MONOTONIC); -1 on failure. */
+static inline int nc_timerfd_create(int clock) {
+    return timerfd_create(clock, TFD_CLOEXEC | TFD_NONBLOCK);
+}
+
+/* Arms `fd` to expire once at the absolute time `seconds`.`nanoseconds` of its clock. With
+   `cancel_on_set` (CLOCK_REALTIME only) a change of the wall clock makes read() fail with
+   ECANCELED at once. 0 on success, else -1 with errno. */
+static inline int nc_timerfd_arm(int fd, int64_t seconds, long nanoseconds, int cancel_on_set) {
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)seconds;
+    spec.it_value.tv_nsec = nanoseconds;
+    int flags = TFD_TIMER_ABSTIME | (cancel_on_set ? TFD_TIMER_CANCEL_ON_SET : 0);
+    return timerfd_settime(fd, flags, &spec, 0);
+}
+
+/* Stops `fd` from expiring. */
+static inline int nc_timerfd_disarm(int fd) {
+    struct itimerspec spec = {0};
+    return timerfd_settime(fd, 0, &spec, 0);
+}
+
+/* Reads the expiry count: >0 expired, 0 nothing yet (EAGAIN), -1 the wall clock was set
+   (ECANCELED), -2 another error. */
+static inline int nc_timerfd_read(int fd) {
+    uint64_t expirations = 0;
+    ssize_t n = read(fd, &expirations, sizeof expirations);
+    if (n == (ssize_t)sizeof expirations) return expirations > 0 ? 1 : 0;
+    if (n < 0 && errno == EAGAIN) return 0;
+    if (n < 0 && errno == ECANCELED) return -1;
+    return -2;
+}
+#endif

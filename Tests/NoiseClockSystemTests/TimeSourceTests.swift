@@ -1,0 +1,97 @@
+import Foundation
+import NoiseClockSystem
+import Testing
+
+/// The time source against the real kernel timers. Bounds on lateness are generous (a loaded
+/// machine can be slow to schedule); bounds on earliness are exact, since a timer must never end
+/// a sleep before its deadline.
+@Suite("The time source: timerfd sleeps that end at their deadline and not before")
+struct TimeSourceTests {
+    let time = TimeSource()
+
+    @Test("a monotonic sleep lasts at least its duration", arguments: [20, 150])
+    func monotonicSleep(milliseconds: Int) async throws {
+        let start = ContinuousClock.now
+        try await time.sleep(for: .milliseconds(milliseconds))
+        let slept = ContinuousClock.now - start
+        #expect(slept >= .milliseconds(milliseconds))
+        #expect(slept < .milliseconds(milliseconds) + .seconds(5))
+    }
+
+    @Test("a wall-clock sleep ends when the wall clock reads its deadline, not before")
+    func wallSleep() async throws {
+        let deadline = Date().addingTimeInterval(0.2)
+        try await time.sleep(untilWall: deadline)
+        let now = Date()
+        #expect(now >= deadline)
+        #expect(now.timeIntervalSince(deadline) < 5)
+    }
+
+    @Test("a deadline already past, or a zero duration, returns at once")
+    func pastDeadline() async throws {
+        let start = ContinuousClock.now
+        try await time.sleep(untilWall: Date().addingTimeInterval(-60))
+        try await time.sleep(for: .zero)
+        #expect(ContinuousClock.now - start < .seconds(2))
+    }
+
+    @Test("sleepers of both kinds wake in deadline order, each at its own deadline")
+    func severalSleepers() async throws {
+        let time = self.time
+        let start = ContinuousClock.now
+        let order = try await withThrowingTaskGroup(of: String.self) { group in
+            group.addTask {
+                try await time.sleep(for: .milliseconds(300))
+                return "monotonic 300"
+            }
+            group.addTask {
+                try await time.sleep(untilWall: Date().addingTimeInterval(0.1))
+                return "wall 100"
+            }
+            group.addTask {
+                try await time.sleep(for: .milliseconds(200))
+                return "monotonic 200"
+            }
+            var order: [String] = []
+            for try await name in group { order.append(name) }
+            return order
+        }
+        #expect(order == ["wall 100", "monotonic 200", "monotonic 300"])
+        #expect(ContinuousClock.now - start >= .milliseconds(300))
+    }
+
+    @Test("a cancelled sleep ends at once with CancellationError, and the others go on")
+    func cancellation() async throws {
+        let start = ContinuousClock.now
+        let long = Task { try await time.sleep(untilWall: Date().addingTimeInterval(3600)) }
+        let short = Task { try await time.sleep(for: .milliseconds(100)) }
+        try await Task.sleep(for: .milliseconds(20))
+        long.cancel()
+        await #expect(throws: CancellationError.self) { try await long.value }
+        try await short.value
+        #expect(ContinuousClock.now - start < .seconds(30))
+    }
+
+    @Test("a task cancelled before it sleeps does not sleep")
+    func cancelledBefore() async throws {
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await time.sleep(for: .seconds(3600))
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
+    @Test("while nothing is due the thread does not wake: one wake for a sleep, none while an hour-long one waits")
+    func noPolling() async throws {
+        try await time.sleep(for: .milliseconds(10))
+        let afterFirst = time.wakeCount
+        #expect(afterFirst == 1)
+        let long = Task { try await time.sleep(untilWall: Date().addingTimeInterval(3600)) }
+        let longMonotonic = Task { try await time.sleep(for: .seconds(3600)) }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(time.wakeCount == afterFirst)
+        long.cancel()
+        longMonotonic.cancel()
+        _ = await (long.result, longMonotonic.result)
+    }
+}
