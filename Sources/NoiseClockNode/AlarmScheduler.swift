@@ -86,7 +86,7 @@ public actor AlarmScheduler {
     /// was last looked at for.
     private var nextFiresGeneration = 0
     private var nextLooked: (generation: Int, minute: Int64)?
-    private var sleeper: Task<Void, Never>?
+    private nonisolated let wakeUp = WakeUp()
     private var started = false
 
     private struct CacheKey: Hashable {
@@ -203,11 +203,11 @@ public actor AlarmScheduler {
         publishAll()
     }
 
-    /// Rings, reports and announces whatever has come due, and returns how long to wait before
-    /// looking again: at most a second, so a jump of the wall clock is seen within one, and no
-    /// later than the next instant at which something is due.
+    /// Rings, reports and announces whatever has come due, and returns the wall-clock instant at
+    /// which to look again: the next fire, snooze end, ring timeout or announcement, or the next
+    /// minute (`B/alarm/next`'s `in_s`). A change of the wall clock wakes the loop earlier.
     @discardableResult
-    public func advance() async -> Duration {
+    public func advance() async -> Date {
         let now = publisher.clock.now()
         let zone = publisher.timeZone()
         let jumped = lastTick.map { now < $0 || now.timeIntervalSince($0) > 5 } ?? true
@@ -261,22 +261,14 @@ public actor AlarmScheduler {
         }
         await announceUpcoming(now: now, zone: zone)
         publishNext(now: now, zone: zone)
-        let soonest = ([state.ringing.nextChange] + nextFires.values.map { Optional($0) } + upcomingInstants)
-            .compactMap { $0?.timeIntervalSince(now) }.filter { $0 > 0 }.min() ?? 1
-        return .microseconds(Int64(max(0.001, min(1, soonest)) * 1_000_000))
+        let nextMinute = Date(timeIntervalSince1970: ((now.timeIntervalSince1970 / 60).rounded(.down) + 1) * 60)
+        return ([state.ringing.nextChange] + nextFires.values.map { Optional($0) } + upcomingInstants)
+            .compactMap { $0 }.filter { $0 > now }.reduce(nextMinute, min)
     }
 
-    /// Sleeps `delay`, or less when a command changes the alarms meanwhile.
-    public func sleep(_ delay: Duration) async {
-        let clock = publisher.clock
-        let task = Task<Void, Never> { try? await clock.sleep(delay) }
-        sleeper = task
-        await withTaskCancellationHandler {
-            await task.value
-        } onCancel: {
-            task.cancel()
-        }
-        if sleeper == task { sleeper = nil }
+    /// Sleeps until `deadline`, or less when a command changes the alarms or the wall clock is set.
+    public nonisolated func sleep(until deadline: Date) async {
+        await wakeUp.sleep(until: deadline, on: publisher.clock)
     }
 
     // MARK: Changes
@@ -541,7 +533,7 @@ public actor AlarmScheduler {
 
     /// Wakes the scheduler loop, so a change is seen at once rather than after its current sleep.
     private func wake() {
-        sleeper?.cancel()
+        wakeUp.wake()
     }
 
     private var defaultSound: String { library.catalog.defaultSound(of: .alarm)?.id ?? "" }

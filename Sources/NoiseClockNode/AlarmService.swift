@@ -1,8 +1,9 @@
 import NoiseClockCore
 import ServiceLifecycle
 
-/// Drives the alarm schedule: publishes the alarm topics at start, then wakes at least once a
-/// second (and exactly when something is due) to ring, report and announce.
+/// Drives the alarm schedule: publishes the alarm topics at start, then sleeps until the next
+/// instant at which something is due (or a verb or a change of the wall clock wakes it) to ring,
+/// report and announce.
 public struct AlarmService: Service, CustomStringConvertible {
     public var description: String { "AlarmService" }
     let scheduler: AlarmScheduler
@@ -11,8 +12,8 @@ public struct AlarmService: Service, CustomStringConvertible {
         await scheduler.start()
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                let delay = await scheduler.advance()
-                await scheduler.sleep(delay)
+                let next = await scheduler.advance()
+                await scheduler.sleep(until: next)
             }
         }
     }

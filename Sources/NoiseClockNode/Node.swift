@@ -19,6 +19,8 @@ public struct Node: Sendable {
     public let alarms: AlarmScheduler
     /// Home Assistant discovery; nil with `mqtt.discovery: false`.
     public let homeAssistant: HomeAssistantPublisher?
+    /// Wakes the clock service after a settings change (`publish_seconds` changes its period).
+    let clockWakeUp = WakeUp()
     let logger: Logger
 
     public init(
@@ -55,7 +57,7 @@ public struct Node: Sendable {
         alarms = AlarmScheduler(
             state: stored.state, store: store, publisher: publisher, noise: noise, library: sounds,
             alarms: configuration.alarms, logger: logger, alarmsPublished: homeAssistant.map(Self.alarmsHook))
-        self.router = Self.commands(publisher: publisher, noise: noise, alarms: alarms)
+        self.router = Self.commands(publisher: publisher, noise: noise, alarms: alarms, clockWakeUp: clockWakeUp)
     }
 
     private static func alarmsHook(_ homeAssistant: HomeAssistantPublisher) -> @Sendable ([Alarm]) -> Void {
@@ -63,7 +65,7 @@ public struct Node: Sendable {
     }
 
     /// Every verb the node answers (SPEC §2). A new verb is one `add` here.
-    static func commands(publisher: StatePublisher, noise: NoisePlayer?, alarms: AlarmScheduler) -> CommandRouter {
+    static func commands(publisher: StatePublisher, noise: NoisePlayer?, alarms: AlarmScheduler, clockWakeUp: WakeUp) -> CommandRouter {
         var router = CommandRouter()
         if let noise { NoiseCommands.add(to: &router, player: noise) }
         AlarmCommands.add(to: &router, scheduler: alarms)
@@ -77,6 +79,7 @@ public struct Node: Sendable {
             if after != before {
                 publisher.publishSettings()
                 publisher.publishClock(at: publisher.clock.now(), face: publisher.clockFace())
+                clockWakeUp.wake()
             }
             return after.json
         }
@@ -103,7 +106,7 @@ public struct Node: Sendable {
         var services: [any Service] = [
             CommandService(
                 transport: transport, topics: configuration.topics, router: router, logger: logger, otherTopics: otherTopics),
-            ClockService(publisher: publisher),
+            ClockService(publisher: publisher, wakeUp: clockWakeUp),
             ConnectionEventsService(
                 transport: transport, publisher: publisher, logger: logger, notifier: notifier,
                 broker: "\(configuration.mqtt.host):\(configuration.mqtt.port)"),

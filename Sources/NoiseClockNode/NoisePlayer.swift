@@ -28,20 +28,19 @@ public actor NoisePlayer {
     let fadeFrames: Int
     let logger: Logger
 
-    private(set) var mix = NoiseMix() { didSet { wakeIfTimed() } }
+    private(set) var mix = NoiseMix() { didSet { wakeUp.wake() } }
     /// What `toggle` and `power ON` play again.
     private var lastLayers: [NoiseMix.Layer] = []
-    private var previewEndsAt: Date? { didSet { wakeIfTimed() } }
+    private var previewEndsAt: Date? { didSet { wakeUp.wake() } }
     private var sleepFadeStarted = false
     /// The mixer input of the alarm tone sounding now; each tone gets its own, so one alarm's tone
     /// fades out while the next one's fades in.
     private var alarmInput: String?
     private var alarmTones = 0
     private var alarmPlaying: Bool { alarmInput != nil }
-    /// Yields when the player starts wanting ticks (a sleep timer set, a preview started), so
-    /// `NoiseService` can sleep without a timer while there is nothing to time.
-    public nonisolated let wakeups: AsyncStream<Void>
-    private nonisolated let wakeup: AsyncStream<Void>.Continuation
+    /// Wakes `NoiseService` when the mix or the preview changes (didSet), so no verb can forget
+    /// it: it then sleeps until the new `nextTick`, or without a timer while nothing is timed.
+    public nonisolated let wakeUp = WakeUp()
 
     public init(library: SoundLibrary, output: any AudioOutput, store: any Store, publisher: StatePublisher, fadeMilliseconds: Int, logger: Logger) {
         self.library = library
@@ -50,7 +49,6 @@ public actor NoisePlayer {
         self.publisher = publisher
         self.fadeFrames = AudioFormat.frames(milliseconds: fadeMilliseconds)
         self.logger = logger
-        (wakeups, wakeup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     // MARK: Verbs
@@ -182,9 +180,8 @@ public actor NoisePlayer {
 
     // MARK: Time: the sleep timer and the end of a preview
 
-    /// Called by `NoiseService` once a second while a sleep timer runs (the wall clock is read
-    /// again each time, so a clock set forward ends the timer at once), more often while a
-    /// preview plays, and not at all otherwise.
+    /// Called by `NoiseService` at `nextTick` (the start of the sleep timer's last minute, its end,
+    /// the end of a preview), when the wall clock is set, and after a change.
     public func tick() throws(CommandError) {
         let now = publisher.clock.now()
         if let ends = previewEndsAt, now >= ends {
@@ -208,17 +205,14 @@ public actor NoisePlayer {
         }
     }
 
-    /// Tells `NoiseService` when the player wants ticks: called after every change of the mix or
-    /// the preview, so no verb can forget it.
-    private func wakeIfTimed() {
-        if nextTickDelay != nil { wakeup.yield() }
-    }
-
-    /// How soon `tick` wants to run again; nil when nothing is timed (then `wakeups` says when).
-    public var nextTickDelay: Duration? {
-        if previewEndsAt != nil { return .milliseconds(100) }
-        if mix.sleepTimerEndsAt != nil, mix.playing { return .seconds(1) }
-        return nil
+    /// When `tick` has something to do next, on the wall clock: the end of a preview, the start
+    /// of the sleep timer's fade (its last minute) or its end; nil when nothing is timed.
+    public var nextTick: Date? {
+        var instants: [Date] = previewEndsAt.map { [$0] } ?? []
+        if let endsAt = mix.sleepTimerEndsAt.map(Date.init(timeIntervalSince1970:)), mix.playing {
+            instants.append(sleepFadeStarted ? endsAt : endsAt.addingTimeInterval(-60))
+        }
+        return instants.min()
     }
 
     // MARK: Alarm tones (the interface the alarm scheduler uses)

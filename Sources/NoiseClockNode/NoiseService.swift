@@ -14,9 +14,9 @@ public struct AudioService: Service, CustomStringConvertible {
     }
 }
 
-/// Resumes the stored noise at start, then drives the sleep timer and previews. With neither
-/// running it waits for the player's wake-up instead of a timer, so an idle node is not woken
-/// for the noise every second.
+/// Resumes the stored noise at start, then drives the sleep timer and previews: it sleeps until
+/// the player's next timed instant, and without a timer while nothing is timed, so an idle node
+/// is not woken for the noise.
 public struct NoiseService: Service, CustomStringConvertible {
     public var description: String { "NoiseService" }
     let player: NoisePlayer
@@ -25,14 +25,9 @@ public struct NoiseService: Service, CustomStringConvertible {
     public func run() async {
         await player.resume()
         await cancelWhenGracefulShutdown {
-            var wakeups = player.wakeups.makeAsyncIterator()
             while !Task.isCancelled {
                 try? await player.tick()
-                if let delay = await player.nextTickDelay {
-                    do { try await clock.sleep(delay) } catch { return }
-                } else if await wakeups.next() == nil {
-                    return
-                }
+                await player.wakeUp.sleep(until: await player.nextTick, on: clock)
             }
         }
     }

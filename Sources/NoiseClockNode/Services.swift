@@ -113,42 +113,6 @@ public struct CommandService: Service, CustomStringConvertible {
     }
 }
 
-/// Publishes `B/clock` when the displayed time changes: at each wall-clock minute (or second)
-/// boundary, aligned, never drifting. Wakes at least once a second, so a jump of the wall clock
-/// shows within a second.
-public struct ClockService: Service, CustomStringConvertible {
-    public var description: String { "ClockService" }
-    let publisher: StatePublisher
-
-    public init(publisher: StatePublisher) {
-        self.publisher = publisher
-    }
-
-    public func run() async throws {
-        await cancelWhenGracefulShutdown { await tick() }
-    }
-
-    private func tick() async {
-        var published: (tick: Int64, settings: ClockSettings)?
-        while !Task.isCancelled {
-            let now = publisher.clock.now()
-            let face = publisher.clockFace()
-            let tick = face.tick(at: now)
-            if published?.tick != tick || published?.settings != face.settings {
-                publisher.publishClock(at: now, face: face)
-                published = (tick, face.settings)
-            }
-            let untilNext = face.nextTick(after: now).timeIntervalSince(now)
-            let wait = min(untilNext, 1.0)
-            do {
-                try await publisher.clock.sleep(.microseconds(Int64(wait * 1_000_000)))
-            } catch {
-                return
-            }
-        }
-    }
-}
-
 /// After every (re)connect, publishes `B/status` fresh. The client has already replayed the latest
 /// value of every retained topic; only `uptime_s` in the status is out of date by then.
 public struct ConnectionEventsService: Service, CustomStringConvertible {

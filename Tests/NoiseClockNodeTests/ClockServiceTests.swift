@@ -21,8 +21,8 @@ struct ClockServiceTests {
     }
 
     /// Runs the service until `body` returns, then cancels it and waits for it to end.
-    private func running(_ publisher: StatePublisher, _ body: () async throws -> Void) async throws {
-        try await whileRunning({ try await ClockService(publisher: publisher).run() }, body)
+    private func running(_ publisher: StatePublisher, wakeUp: WakeUp = WakeUp(), _ body: () async throws -> Void) async throws {
+        try await whileRunning({ try await ClockService(publisher: publisher, wakeUp: wakeUp).run() }, body)
     }
 
     private var clockStates: [JSONValue] {
@@ -52,38 +52,34 @@ struct ClockServiceTests {
         #expect(states.last?["time_format"] == "24h")
     }
 
-    @Test("wakes every second within a minute but publishes nothing until the minute changes")
+    @Test("sleeps once until the minute boundary, on the wall clock: no wake and nothing published in between")
     func nothingBetweenBoundaries() async throws {
         let start = instant(2026, 3, 10, 7, 4, 10)
-        let sleeps = Mutex<[Duration]>([])
+        let deadlines = Mutex<[Date]>([])
         let driven = NodeClock.driven(by: testClock, startingAt: start, timeZone: utc)
         let clock = NodeClock(
-            now: driven.now,
-            sleep: { duration in
-                sleeps.withLock { $0.append(duration) }
-                try await driven.sleep(duration)
+            now: driven.now, sleep: driven.sleep,
+            sleepUntil: { deadline in
+                deadlines.withLock { $0.append(deadline) }
+                try await driven.sleepUntil(deadline)
             },
             systemTimeZone: driven.systemTimeZone)
 
         try await running(publisher(clock: clock, settings: ClockSettings(timezone: "UTC"))) {
             await transport.waitForPublished(count: 1)
-            for _ in 0..<49 {
-                try await testClock.waitUntilSleeping("the clock service")
-                await testClock.advance(by: .seconds(1))
-            }
             try await testClock.waitUntilSleeping("the clock service")
-            // 07:04:59: still the same minute.
+            await testClock.advance(by: .seconds(49))
+            // 07:04:59: still the same minute, and still the same sleep.
             #expect(transport.published.count == 1)
+            #expect(deadlines.withLock { $0 } == [instant(2026, 3, 10, 7, 5)])
 
             await testClock.advance(by: .seconds(1))
             await transport.waitForPublished(count: 2)
         }
 
         #expect(clockStates.map { $0["iso"] } == ["2026-03-10T07:04:10+00:00", "2026-03-10T07:05:00+00:00"])
-        // The wall clock is re-read at least once a second (SPEC §3): no sleep is longer.
-        let recorded = sleeps.withLock { $0 }
-        #expect(recorded.count >= 50)
-        #expect(recorded.allSatisfy { $0 <= .seconds(1) })
+        // Each sleep lasts to the next boundary: the wall clock is not polled.
+        #expect(deadlines.withLock { $0 }.prefix(2) == [instant(2026, 3, 10, 7, 5), instant(2026, 3, 10, 7, 6)])
     }
 
     @Test("with publish_seconds the clock is published every second")
@@ -125,25 +121,26 @@ struct ClockServiceTests {
         #expect(clockStates.map { $0["show_seconds"] } == [true, true])
     }
 
-    @Test("a jump of the wall clock, forward or back, shows within one sleep")
+    @Test("a change of the wall clock, forward or back, ends the sleep and shows at once")
     func wallClockJump() async throws {
         let now = Mutex(instant(2026, 3, 10, 7, 4, 10))
+        // What the time source does: a wall-clock sleep ends when the wall clock is set.
+        let (clockSet, setter) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let clock = NodeClock(
             now: { now.withLock { $0 } },
             sleep: { [testClock] in try await testClock.sleep(for: $0) },
+            sleepUntil: { _ in for await _ in clockSet { return } },
             systemTimeZone: { utc })
 
         try await running(publisher(clock: clock, settings: ClockSettings(timezone: "UTC"))) {
             await transport.waitForPublished(count: 1)
 
-            try await testClock.waitUntilSleeping("the clock service")
             now.withLock { $0 = instant(2026, 3, 10, 9, 30, 10) }
-            await testClock.advance(by: .seconds(1))
+            setter.yield()
             await transport.waitForPublished(count: 2)
 
-            try await testClock.waitUntilSleeping("the clock service")
             now.withLock { $0 = instant(2026, 3, 9, 23, 59, 30) }
-            await testClock.advance(by: .seconds(1))
+            setter.yield()
             await transport.waitForPublished(count: 3)
         }
 
@@ -154,22 +151,23 @@ struct ClockServiceTests {
             ])
     }
 
-    @Test("a settings change shows at the next wake, without waiting for the minute")
+    @Test("a settings change wakes the service, which publishes at once, without waiting for the minute")
     func settingsChangeRepublishes() async throws {
         let start = instant(2026, 3, 10, 7, 4, 10)
         let clock = NodeClock.driven(by: testClock, startingAt: start, timeZone: utc)
         let publisher = publisher(clock: clock, settings: ClockSettings(timezone: "UTC"))
+        let wakeUp = WakeUp()
 
-        try await running(publisher) {
+        try await running(publisher, wakeUp: wakeUp) {
             await transport.waitForPublished(count: 1)
             try await testClock.waitUntilSleeping("the clock service")
             _ = try publisher.settings.change(SettingsPatch(timeFormat: .twelveHour))
-            await testClock.advance(by: .seconds(1))
+            wakeUp.wake()
             await transport.waitForPublished(count: 2)
         }
 
         #expect(clockStates.map { $0["time"] } == ["07:04", "7:04 AM"])
-        #expect(clockStates.last?["iso"] == "2026-03-10T07:04:11+00:00")
+        #expect(clockStates.last?["iso"] == "2026-03-10T07:04:10+00:00")
     }
 
     @Test("across the spring-forward gap in Berlin the clock goes from 01:59 (+01:00) to 03:00 (+02:00)")

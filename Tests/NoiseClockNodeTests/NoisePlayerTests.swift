@@ -727,36 +727,40 @@ struct NoisePlayerTests {
         #expect(fixture.noiseStates.isEmpty)
     }
 
-    @Test("the player asks to tick often while a preview plays, once a second while a sleep timer runs, and not at all otherwise")
-    func tickDelay() async throws {
+    @Test("the player's next tick is a preview's end, the sleep timer's last minute, then its end; nil while nothing is timed")
+    func nextTick() async throws {
         let fixture = try PlayerFixture()
-        #expect(await fixture.player.nextTickDelay == nil)
+        let clock = fixture.publisher.clock
+        #expect(await fixture.player.nextTick == nil)
         _ = try await fixture.player.preview("beep-alarm")
-        #expect(try #require(await fixture.player.nextTickDelay) < .seconds(1))
+        #expect(await fixture.player.nextTick == clock.now().addingTimeInterval(NoisePlayer.previewSeconds))
         await fixture.clock.advance(by: .seconds(3))
         try await fixture.player.tick()
-        #expect(await fixture.player.nextTickDelay == nil)
+        #expect(await fixture.player.nextTick == nil)
         try await fixture.play("white-noise", sleepMinutes: 5)
-        #expect(await fixture.player.nextTickDelay == .seconds(1))
+        #expect(await fixture.player.nextTick == clock.now().addingTimeInterval(4 * 60))
         _ = try await fixture.player.setSleepTimer(minutes: 0)
-        #expect(await fixture.player.nextTickDelay == nil)
-        _ = try await fixture.player.setSleepTimer(minutes: 1)
-        #expect(await fixture.player.nextTickDelay == .seconds(1))
+        #expect(await fixture.player.nextTick == nil)
+        _ = try await fixture.player.setSleepTimer(minutes: 2)
+        await fixture.clock.advance(by: .seconds(60))
+        try await fixture.player.tick()
+        // The fade has begun: the next tick is the end.
+        #expect(await fixture.player.nextTick == clock.now().addingTimeInterval(60))
         _ = try await fixture.player.stop()
-        #expect(await fixture.player.nextTickDelay == nil)
+        #expect(await fixture.player.nextTick == nil)
     }
 
-    @Test("a sleep timer or preview set while the service waits wakes it; one set before it waits is kept", .timeLimit(.minutes(1)))
+    @Test("a change of the mix or the preview wakes the sleeping service; one made before it sleeps is kept", .timeLimit(.minutes(1)))
     func wakeupsAreKept() async throws {
         let fixture = try PlayerFixture()
-        let stream = fixture.player.wakeups
+        let clock = fixture.publisher.clock
         try await fixture.play("white-noise", sleepMinutes: 5)
-        let kept = Task { var wakeups = stream.makeAsyncIterator(); return await wakeups.next() != nil }
-        #expect(await kept.value)
-        let waiting = Task { var wakeups = stream.makeAsyncIterator(); return await wakeups.next() != nil }
+        // Made before the sleep: the sleep (with no deadline) returns at once.
+        await fixture.player.wakeUp.sleep(until: nil, on: clock)
+        let waiting = Task { await fixture.player.wakeUp.sleep(until: nil, on: clock) }
         try await Task.sleep(for: .milliseconds(20))
         _ = try await fixture.player.preview("beep-alarm")
-        #expect(await waiting.value)
+        await waiting.value
     }
 
     @Test("NoiseService ends the sleep timer on time, with no timer of its own while nothing is timed")

@@ -89,7 +89,12 @@ struct AlarmFixture {
         let milliseconds = Int64((target.timeIntervalSince(now) * 1000).rounded())
         #expect(milliseconds >= 0, "cannot go back in time with advance(to:)", sourceLocation: sourceLocation)
         await clock.advance(by: .milliseconds(max(0, milliseconds)))
-        return await scheduler.advance()
+        return delay(until: await scheduler.advance())
+    }
+
+    /// How long from now until `instant`, to the millisecond.
+    private func delay(until instant: Date) -> Duration {
+        .milliseconds(Int64((instant.timeIntervalSince(now) * 1000).rounded()))
     }
 
     /// Sets the wall clock forward (or back, with a negative value) without any time passing, then
@@ -97,7 +102,7 @@ struct AlarmFixture {
     @discardableResult
     func jump(by seconds: TimeInterval) async -> Duration {
         offset.jump(by: seconds)
-        return await scheduler.advance()
+        return delay(until: await scheduler.advance())
     }
 
     // MARK: What the node published

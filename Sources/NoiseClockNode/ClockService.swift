@@ -1,0 +1,36 @@
+import FoundationEssentials
+import NoiseClockCore
+import ServiceLifecycle
+
+/// Publishes `B/clock` when the displayed time changes: at each wall-clock minute (or second)
+/// boundary, aligned, never drifting. Between boundaries it sleeps: a settings change wakes it
+/// (`wakeUp`), and so does a change of the wall clock (the time source's `timerfd` sees it at once).
+public struct ClockService: Service, CustomStringConvertible {
+    public var description: String { "ClockService" }
+    let publisher: StatePublisher
+    /// Woken by a settings change: `publish_seconds` changes how long it may sleep.
+    let wakeUp: WakeUp
+
+    public init(publisher: StatePublisher, wakeUp: WakeUp = WakeUp()) {
+        self.publisher = publisher
+        self.wakeUp = wakeUp
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown { await tick() }
+    }
+
+    private func tick() async {
+        var published: (tick: Int64, settings: ClockSettings)?
+        while !Task.isCancelled {
+            let now = publisher.clock.now()
+            let face = publisher.clockFace()
+            let tick = face.tick(at: now)
+            if published?.tick != tick || published?.settings != face.settings {
+                publisher.publishClock(at: now, face: face)
+                published = (tick, face.settings)
+            }
+            await wakeUp.sleep(until: face.nextTick(after: now), on: publisher.clock)
+        }
+    }
+}
