@@ -118,7 +118,9 @@ public final class AudioEngine: Sendable {
             if mixer.withLock({ $0.isEmpty }) {
                 pcm?.drain()
                 pcm = nil
-                wake.wait(timeout: .seconds(1))
+                // Nothing to play: sleep until `update` or `stop` signals (the hour is only a
+                // backstop), so an idle node spends no wake-ups on audio.
+                wake.wait(timeout: .seconds(3600))
                 continue
             }
             if pcm == nil {

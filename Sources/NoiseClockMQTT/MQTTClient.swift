@@ -104,7 +104,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     public func waitForRoom() async {
         // Half the queue: room for the events and state a command may publish besides its answer.
         while state.withLock({ $0.connected && $0.queue.count >= options.queueLimit / 2 }) {
-            try? await Task.sleep(for: .milliseconds(1))
+            try? await TimeSource.shared.sleep(for: .milliseconds(1))
             if Task.isCancelled { return }
         }
     }
@@ -150,7 +150,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         while ContinuousClock.now < flushDeadline {
             let done = state.withLock { !$0.connected || ($0.queue.isEmpty && $0.inFlight == 0) }
             if done { break }
-            try? await Task.sleep(for: .milliseconds(5))
+            try? await TimeSource.shared.sleep(for: .milliseconds(5))
         }
         let wasStarted = started.withLock { $0 }
         state.withLock { $0.stopping = true }
@@ -288,7 +288,10 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
                     continue
                 }
             }
-            let rc = mosquitto_loop(handle, 1000, 1)
+            // Sleeps until the socket or libmosquitto's wake-up pipe has something (a packet in, a
+            // packet queued from another thread); libmosquitto shortens the wait itself to send
+            // its keepalive PINGREQ on time. So an idle connection wakes twice per keepalive.
+            let rc = mosquitto_loop(handle, Int32(max(1, options.keepaliveSeconds) * 1000), 1)
             heartbeat.withLock { $0 = .now }
             if restorePending.load(ordering: .acquiring), restoreIfConnected() { backoff.reset() }
             if queueDepth.load(ordering: .acquiring) > 0 { drainQueue() }

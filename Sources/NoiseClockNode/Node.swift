@@ -4,6 +4,7 @@ import NoiseClockAudio
 import NoiseClockCore
 import NoiseClockMQTT
 import NoiseClockPower
+import NoiseClockSystem
 import ServiceLifecycle
 
 /// The node: its state, its verbs, and the services that run it. `@main` only loads the
@@ -151,11 +152,15 @@ public struct Node: Sendable {
                 WatchdogService(
                     notifier: notifier, interval: interval, heartbeat: { client.lastHeartbeat }, scheduler: node.alarms, logger: logger))
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services.map { .init(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
+        var configuration = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
+        // A stop never hangs: after 5 s of graceful shutdown the services are cancelled.
+        configuration.maximumGracefulShutdownDuration = .seconds(5)
+        let group = ServiceGroup(configuration: configuration)
+        // SIGTERM and SIGINT (blocked by `main`) come through a thread of their own.
+        ShutdownSignals.watch { signal in
+            logger.info("signal received; stopping", metadata: ["signal": "\(signal)"])
+            Task(executorPreference: NodeExecutor.shared) { await group.triggerGracefulShutdown() }
+        }
         try await group.run()
         logger.info("stopped")
     }

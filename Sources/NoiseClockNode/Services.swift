@@ -80,9 +80,13 @@ public struct CommandService: Service, CustomStringConvertible {
     public func run() async throws {
         // Usually done already before connecting (see `Node.run`); subscribing twice is a no-op.
         transport.subscribe(topics.commandFilters + otherTopics.keys.sorted())
-        for await message in transport.messages.cancelOnGracefulShutdown() {
-            await transport.waitForRoom()
-            await handle(message)
+        // `cancelWhenGracefulShutdown`, not `cancelOnGracefulShutdown()`: the latter merges two
+        // sequences in an unstructured task, which runs on libdispatch's pool (see NodeExecutor).
+        await cancelWhenGracefulShutdown {
+            for await message in transport.messages {
+                await transport.waitForRoom()
+                await handle(message)
+            }
         }
     }
 
@@ -124,8 +128,12 @@ public struct ConnectionEventsService: Service, CustomStringConvertible {
     var broker = ""
 
     public func run() async throws {
+        await cancelWhenGracefulShutdown { await follow() }
+    }
+
+    private func follow() async {
         var ready = false
-        for await event in transport.events.cancelOnGracefulShutdown() {
+        for await event in transport.events {
             switch event {
             case .connected:
                 publisher.publishStatus()

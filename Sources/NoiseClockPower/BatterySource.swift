@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Logging
 import NoiseClockCore
+import NoiseClockSystem
 
 /// Where battery readings come from. One per node, chosen by `battery.source`.
 public protocol BatterySource: Sendable {
@@ -19,7 +20,7 @@ public struct NoBatterySource: BatterySource {
     public func run(report: @escaping @Sendable (BatteryReading) -> Void) async {
         report(.absent(source: name))
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
+            try? await TimeSource.shared.sleep(for: .seconds(3600))
         }
     }
 }

@@ -31,7 +31,7 @@ public struct UPowerSource: BatterySource {
         let session = UPowerSession(report: report, logger: logger)
         Threads.start(name: "upower glib") { session.runLoop() }
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
+            try? await TimeSource.shared.sleep(for: .seconds(3600))
         }
         session.quit()
     }

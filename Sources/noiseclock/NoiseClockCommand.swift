@@ -7,9 +7,12 @@ import Logging
 import NoiseClockAudio
 import NoiseClockCore
 import NoiseClockNode
+import NoiseClockSystem
 
+// A synchronous main: every command's Swift code runs on the node's own executor thread
+// (`NodeExecutor.runBlocking`), never on libdispatch's pool, which wakes once a second once used.
 @main
-struct NoiseClockCommand: AsyncParsableCommand {
+struct NoiseClockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "noiseclock",
         abstract: "A nightstand clock node for a smart home, driven over MQTT.",
@@ -63,14 +66,20 @@ extension String {
     }
 }
 
-struct Run: AsyncParsableCommand {
+struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the node (the daemon).")
 
     @OptionGroup var options: ConfigOption
     @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
-    func run() async throws {
+    func run() throws {
+        let command = self
+        ShutdownSignals.block()
+        try NodeExecutor.shared.runBlocking { try await command.runAsync() }
+    }
+
+    func runAsync() async throws {
         let logger = makeLogger(level: logLevel)
         let loaded = try options.load()
         for key in loaded.resolved.unknownKeys {
@@ -80,13 +89,18 @@ struct Run: AsyncParsableCommand {
     }
 }
 
-struct CheckConfig: AsyncParsableCommand {
+struct CheckConfig: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config", abstract: "Validate and print the effective configuration, secrets masked.")
 
     @OptionGroup var options: ConfigOption
 
-    func run() async throws {
+    func run() throws {
+        let command = self
+        try NodeExecutor.shared.runBlocking { try await command.runAsync() }
+    }
+
+    func runAsync() async throws {
         let loaded = try options.load()
         print("# configuration file: \(loaded.file ?? "none (built-in defaults)")")
         let width = (loaded.resolved.values.map { $0.key.path.count + $0.displayValue.count }.max() ?? 0) + 4
@@ -100,12 +114,17 @@ struct CheckConfig: AsyncParsableCommand {
     }
 }
 
-struct Sounds: AsyncParsableCommand {
+struct Sounds: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the sound catalog: noise, alarm tones and custom sounds.")
 
     @OptionGroup var options: ConfigOption
 
-    func run() async throws {
+    func run() throws {
+        let command = self
+        try NodeExecutor.shared.runBlocking { try await command.runAsync() }
+    }
+
+    func runAsync() async throws {
         let loaded = try options.load()
         guard let resources = SoundLibrary.locateResources() else {
             throw fail("sound catalog not found (Resources/sounds.json beside the binary or in the working directory)")
@@ -128,7 +147,7 @@ struct Sounds: AsyncParsableCommand {
     }
 }
 
-struct Ctl: AsyncParsableCommand {
+struct Ctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send one command to a running node and print its response.",
         discussion: "Exits 0 on an ok response, 1 on an error response, 2 when no answer came in time.")
@@ -139,7 +158,12 @@ struct Ctl: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds to wait for the answer.") var timeout: Double = 5
     @Option(name: .long, help: "Log level for the MQTT connection.") var logLevel: Logger.Level = .warning
 
-    func run() async throws {
+    func run() throws {
+        let command = self
+        try NodeExecutor.shared.runBlocking { try await command.runAsync() }
+    }
+
+    func runAsync() async throws {
         let logger = makeLogger(level: logLevel)
         let loaded = try options.load()
         let outcome = try await ControlClient.send(
