@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import Synchronization
 import NoiseClockCore
 import NoiseClockMQTT
 import NoiseClockTestSupport
@@ -24,6 +25,20 @@ let alarmNodes = option("--alarm-nodes", default: 5)
 let alarmMinutes = option("--alarm-minutes", default: 4)
 let manyNodes = option("--many-nodes", default: 50)
 let manyRounds = option("--many-rounds", default: 20)
+/// `--wake-seconds N`: the idle wake-ups window (SPEC §7: 5 minutes); 0 leaves the row out.
+let wakeSeconds = option("--wake-seconds", default: 300)
+/// `--only LIST`: run only these rows (comma-separated names from `benchRows`), e.g. `--only wake-ups`;
+/// the broker and the first node always start, and the 10 alarms are always added.
+let benchRows = ["round-trip", "idle", "wake-ups", "burst", "start-up", "alarms", "many-nodes", "noise"]
+let onlyRows: Set<String>? = arguments.firstIndex(of: "--only").map { index in
+    guard index + 1 < arguments.count else { return [] }
+    return Set(arguments[index + 1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+}
+if let onlyRows, onlyRows.isEmpty || !onlyRows.isSubset(of: benchRows) {
+    FileHandle.standardError.write(Data("--only takes a comma-separated list of: \(benchRows.joined(separator: ", "))\n".utf8))
+    exit(2)
+}
+func runs(_ row: String) -> Bool { onlyRows?.contains(row) ?? true }
 /// `--lnxlink PATH`: the lnxlink executable for the idle row's peer (bench/run.sh passes the one
 /// bench/lnxlink.sh made); `--lnxlink none` (or `none:WHY`) leaves it out; without it the bench runs bench/lnxlink.sh itself.
 let lnxlinkOption: String? = arguments.firstIndex(of: "--lnxlink").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
@@ -160,6 +175,71 @@ func treeRSS(_ root: pid_t, _ key: String = "VmRSS") -> Double {
     }
 }
 
+/// Context switches (voluntary + involuntary) of every thread of a process, from
+/// `/proc/PID/task/TID/status`, over a window: `sample()` at its start, then about once a second
+/// (so a thread that comes and goes inside the window is still seen), and at its end. A thread
+/// present at the first sample counts from its count then, one that appears later from 0; a
+/// thread that has exited keeps what it had at its last sample (its switches after that are lost).
+final class ThreadSwitches: Sendable {
+    struct Thread {
+        var tid: Int
+        var name: String
+        var first: Int
+        var last: Int
+        var gone = false
+        var switches: Int { last - first }
+    }
+
+    let pid: pid_t
+    private let state = Mutex<(threads: [Int: Thread], retired: [Thread], samples: Int)>(([:], [], 0))
+
+    init(pid: pid_t) { self.pid = pid }
+
+    /// voluntary_ctxt_switches + nonvoluntary_ctxt_switches of one thread, and its name; nil once it has exited.
+    private static func read(_ pid: pid_t, _ tid: Int) -> (name: String, switches: Int)? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/status", encoding: .utf8) else { return nil }
+        var total = 0, found = 0
+        for line in text.split(separator: "\n")
+        where line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
+            guard let n = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else { return nil }
+            total += n
+            found += 1
+        }
+        guard found == 2 else { return nil }
+        let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        return (name, total)
+    }
+
+    func sample() {
+        let tids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).compactMap { Int($0) }
+        var seen: [Int: (name: String, switches: Int)] = [:]
+        for tid in tids { seen[tid] = Self.read(pid, tid) }
+        state.withLock { state in
+            let baseline = state.samples == 0
+            state.samples += 1
+            for (tid, now) in seen {
+                if var thread = state.threads[tid], !thread.gone, now.switches >= thread.last {
+                    thread.last = now.switches
+                    thread.name = now.name
+                    state.threads[tid] = thread
+                } else {
+                    // New, or a thread id used again by a new thread: the old one's count is kept apart.
+                    if let old = state.threads[tid] { state.retired.append(old) }
+                    let first = baseline ? now.switches : 0
+                    state.threads[tid] = Thread(tid: tid, name: now.name, first: first, last: now.switches)
+                }
+            }
+            for tid in state.threads.keys where seen[tid] == nil { state.threads[tid]?.gone = true }
+        }
+    }
+
+    /// Every thread seen in the window, the most switches first.
+    var threads: [Thread] {
+        state.withLock { Array($0.threads.values) + $0.retired }.sorted { ($0.switches, $1.tid) > ($1.switches, $0.tid) }
+    }
+}
+
 let machine: String = {
     let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
         .first { $0.hasPrefix("model name") }.map { String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
@@ -172,11 +252,13 @@ print("broker: Mosquitto on 127.0.0.1:\(broker.port)")
 
 // MARK: Round trip: the broker's own publish→receive vs ping→response.
 
-// The node runs with a live battery source: a mocked UPower on a private bus.
+// The node runs with a live battery source: a mocked UPower on a private bus, and the MQTT
+// keepalive of SPEC §7's idle rows (30 s, also the default) set explicitly.
 let upower = try await UPowerMock()
 try await upower.setupDisplayDevice(state: 2, percentage: 80, timeToEmpty: 7200)
 let node = try NodeProcess(
-    port: broker.port, environment: upower.environment.merging(["NOISECLOCK_BATTERY_SOURCE": "upower"]) { _, new in new })
+    port: broker.port,
+    environment: upower.environment.merging(["NOISECLOCK_BATTERY_SOURCE": "upower", "NOISECLOCK_MQTT_KEEPALIVE_S": "30"]) { _, new in new })
 let process = try node.start(logLevel: "warning")
 let probe = try await Probe(port: broker.port, subscriptions: ["bench/echo", node.topics.response("ping"), node.topics.availability])
 _ = await probe.next(on: node.topics.availability)
@@ -187,24 +269,26 @@ for _ in 0..<50 {
     probe.client.publish(MQTTMessage(topic: node.topics.command("ping"), payload: []))
     _ = await probe.next(on: node.topics.response("ping"))
 }
-var brokerTimes: [Double] = [], pingTimes: [Double] = []
-for _ in 0..<roundTrips {
-    var start = ContinuousClock.now
-    probe.client.publish(MQTTMessage(topic: "bench/echo", payload: [1]))
-    _ = await probe.next(on: "bench/echo")
-    brokerTimes.append(ms(ContinuousClock.now - start))
-    start = ContinuousClock.now
-    probe.client.publish(MQTTMessage(topic: node.topics.command("ping"), payload: []))
-    _ = await probe.next(on: node.topics.response("ping"))
-    pingTimes.append(ms(ContinuousClock.now - start))
+if runs("round-trip") {
+    var brokerTimes: [Double] = [], pingTimes: [Double] = []
+    for _ in 0..<roundTrips {
+        var start = ContinuousClock.now
+        probe.client.publish(MQTTMessage(topic: "bench/echo", payload: [1]))
+        _ = await probe.next(on: "bench/echo")
+        brokerTimes.append(ms(ContinuousClock.now - start))
+        start = ContinuousClock.now
+        probe.client.publish(MQTTMessage(topic: node.topics.command("ping"), payload: []))
+        _ = await probe.next(on: node.topics.response("ping"))
+        pingTimes.append(ms(ContinuousClock.now - start))
+    }
+    let brokerP99 = percentile(brokerTimes, 99), pingP99 = percentile(pingTimes, 99)
+    rows.append(Row(
+        what: "command round trip (ping, \(roundTrips)×), p50 / p99",
+        measured: "\(f(percentile(pingTimes, 50), 3)) / \(f(pingP99, 3)) ms",
+        baseline: "broker publish→receive \(f(percentile(brokerTimes, 50), 3)) / \(f(brokerP99, 3)) ms",
+        target: "p99 ≤ 2.5 × broker (\(f(2.5 * brokerP99, 3)) ms)", met: pingP99 <= 2.5 * brokerP99))
+    progress("round trip done")
 }
-let brokerP99 = percentile(brokerTimes, 99), pingP99 = percentile(pingTimes, 99)
-rows.append(Row(
-    what: "command round trip (ping, \(roundTrips)×), p50 / p99",
-    measured: "\(f(percentile(pingTimes, 50), 3)) / \(f(pingP99, 3)) ms",
-    baseline: "broker publish→receive \(f(percentile(brokerTimes, 50), 3)) / \(f(brokerP99, 3)) ms",
-    target: "p99 ≤ 2.5 × broker (\(f(2.5 * brokerP99, 3)) ms)", met: pingP99 <= 2.5 * brokerP99))
-progress("round trip done")
 
 // MARK: Idle: RSS, RssAnon and CPU over the idle window, with 10 alarms (SPEC §7).
 
@@ -221,109 +305,155 @@ await alarmProbe.client.stop(timeout: .milliseconds(200))
 // idle over the same window (started before it, and measured once it has published its first battery).
 let lnxlink: LnxlinkPeer?
 var lnxlinkMissing = ""
-do {
-    lnxlink = try await LnxlinkPeer.start(brokerPort: broker.port, upower: upower, executable: lnxlinkOption)
-} catch {
+if runs("idle") {
+    do {
+        lnxlink = try await LnxlinkPeer.start(brokerPort: broker.port, upower: upower, executable: lnxlinkOption)
+    } catch {
+        lnxlink = nil
+        lnxlinkMissing = "\(error)"
+        progress("lnxlink not run: \(error)")
+    }
+} else {
     lnxlink = nil
-    lnxlinkMissing = "\(error)"
-    progress("lnxlink not run: \(error)")
 }
 
+// The idle window and the wake-ups window start together (the wake-ups one 2 s later, once the
+// alarms' answers and state messages are out); the wake-ups row is taken when its own window ends.
 let idleCPUStart = treeCPUSeconds(process.pid)
 let lnxlinkCPUStart = lnxlink.map { treeCPUSeconds($0.process.pid) } ?? .nan
 let lnxlinkCountStart = lnxlink?.batteryMessages ?? 0
 let idleStart = ContinuousClock.now
-try await Task.sleep(for: .seconds(idleSeconds))
-let idleWindow = ms(ContinuousClock.now - idleStart) / 1000
-let idleCPU = (treeCPUSeconds(process.pid) - idleCPUStart) / idleWindow * 100
-let rssAnon = procStatus(process.pid, "RssAnon"), rss = treeRSS(process.pid)
-rows.append(Row(
-    what: "idle node (10 alarms, battery via UPower), \(idleSeconds) s: RssAnon / RSS / CPU", measured: "\(f(rssAnon)) MB / \(f(rss)) MB / \(f(idleCPU, 3)) %",
-    baseline: "—", target: "RssAnon ≤ 8 MB, CPU ≤ 0.1 %", met: rssAnon <= 8 && idleCPU <= 0.1))
-if let lnxlink {
-    let lnxlinkCPU = (treeCPUSeconds(lnxlink.process.pid) - lnxlinkCPUStart) / idleWindow * 100
-    let lnxlinkRSS = treeRSS(lnxlink.process.pid), lnxlinkAnon = treeRSS(lnxlink.process.pid, "RssAnon")
-    let published = lnxlink.batteryMessages - lnxlinkCountStart
-    let alive = lnxlink.process.isRunning
-    let processCount = processTree(lnxlink.process.pid).count
-    rows.append(Row(
-        what: "idle beside lnxlink \(LnxlinkPeer.version) (battery module only, same broker and UPower, same \(idleSeconds) s): RSS / CPU, all processes",
-        measured: "\(f(rss)) MB (anonymous \(f(rssAnon))) / \(f(idleCPU, 3)) %",
-        baseline: "lnxlink \(f(lnxlinkRSS)) MB (anonymous \(f(lnxlinkAnon))) / \(f(lnxlinkCPU, 3)) % (\(processCount) process\(processCount == 1 ? "" : "es"); \(published) battery messages at the broker in the window\(alive ? "" : ", but it exited"))",
-        target: "RSS and CPU below lnxlink's", met: alive && published > 0 && rss < lnxlinkRSS && idleCPU < lnxlinkCPU))
-    await lnxlink.stop()
-} else {
-    rows.append(Row(
-        what: "idle beside lnxlink \(LnxlinkPeer.version) (battery module only, same broker and UPower, same \(idleSeconds) s): RSS / CPU, all processes",
-        measured: "\(f(rss)) MB / \(f(idleCPU, 3)) %", baseline: "lnxlink not run: \(lnxlinkMissing)",
-        target: "RSS and CPU below lnxlink's", met: false))
+var wakeWindow: (switches: ThreadSwitches, start: ContinuousClock.Instant, sampler: Task<Void, Never>)?
+if runs("wake-ups") && wakeSeconds > 0 {
+    try await Task.sleep(until: idleStart + .seconds(2))
+    let switches = ThreadSwitches(pid: process.pid)
+    switches.sample()
+    let sampler = Task.detached {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            switches.sample()
+        }
+    }
+    wakeWindow = (switches, ContinuousClock.now, sampler)
 }
-progress("idle done")
+if runs("idle") {
+    try await Task.sleep(until: idleStart + .seconds(idleSeconds))
+    let idleWindow = ms(ContinuousClock.now - idleStart) / 1000
+    let idleCPU = (treeCPUSeconds(process.pid) - idleCPUStart) / idleWindow * 100
+    let rssAnon = procStatus(process.pid, "RssAnon"), rss = treeRSS(process.pid)
+    rows.append(Row(
+        what: "idle node (10 alarms, battery via UPower), \(idleSeconds) s: RssAnon / RSS / CPU", measured: "\(f(rssAnon)) MB / \(f(rss)) MB / \(f(idleCPU, 3)) %",
+        baseline: "—", target: "RssAnon ≤ 8 MB, CPU ≤ 0.1 %", met: rssAnon <= 8 && idleCPU <= 0.1))
+    if let lnxlink {
+        let lnxlinkCPU = (treeCPUSeconds(lnxlink.process.pid) - lnxlinkCPUStart) / idleWindow * 100
+        let lnxlinkRSS = treeRSS(lnxlink.process.pid), lnxlinkAnon = treeRSS(lnxlink.process.pid, "RssAnon")
+        let published = lnxlink.batteryMessages - lnxlinkCountStart
+        let alive = lnxlink.process.isRunning
+        let processCount = processTree(lnxlink.process.pid).count
+        rows.append(Row(
+            what: "idle beside lnxlink \(LnxlinkPeer.version) (battery module only, same broker and UPower, same \(idleSeconds) s): RSS / CPU, all processes",
+            measured: "\(f(rss)) MB (anonymous \(f(rssAnon))) / \(f(idleCPU, 3)) %",
+            baseline: "lnxlink \(f(lnxlinkRSS)) MB (anonymous \(f(lnxlinkAnon))) / \(f(lnxlinkCPU, 3)) % (\(processCount) process\(processCount == 1 ? "" : "es"); \(published) battery messages at the broker in the window\(alive ? "" : ", but it exited"))",
+            target: "RSS and CPU below lnxlink's", met: alive && published > 0 && rss < lnxlinkRSS && idleCPU < lnxlinkCPU))
+        await lnxlink.stop()
+    } else {
+        rows.append(Row(
+            what: "idle beside lnxlink \(LnxlinkPeer.version) (battery module only, same broker and UPower, same \(idleSeconds) s): RSS / CPU, all processes",
+            measured: "\(f(rss)) MB / \(f(idleCPU, 3)) %", baseline: "lnxlink not run: \(lnxlinkMissing)",
+            target: "RSS and CPU below lnxlink's", met: false))
+    }
+    progress("idle done")
+}
+
+// MARK: Idle wake-ups: context switches over all the idle node's threads (SPEC §7).
+
+if let wakeWindow {
+    try await Task.sleep(until: wakeWindow.start + .seconds(wakeSeconds))
+    wakeWindow.sampler.cancel()
+    await wakeWindow.sampler.value
+    wakeWindow.switches.sample()
+    let minutes = ms(ContinuousClock.now - wakeWindow.start) / 60_000
+    let threads = wakeWindow.switches.threads
+    let total = threads.reduce(0) { $0 + $1.switches }
+    let perMinute = Double(total) / minutes
+    let gone = threads.filter(\.gone).count
+    let perThread = threads.map { "\($0.name) [\($0.tid)\($0.gone ? ", exited" : "")] \(f(Double($0.switches) / minutes, 1))" }
+    progress("idle wake-ups: \(total) switches in \(f(minutes * 60, 1)) s; per thread, a minute: \(perThread.joined(separator: "; "))")
+    rows.append(Row(
+        what: "idle wake-ups (10 alarms, nothing playing, keepalive 30 s), \(wakeSeconds) s: voluntary + involuntary context switches over all threads, a minute",
+        measured: "\(f(perMinute, 1)) a minute (\(total) in \(f(minutes * 60, 1)) s, \(threads.count) threads\(gone > 0 ? ", \(gone) exited in the window" : "")); per thread, a minute: \(perThread.joined(separator: ", "))",
+        baseline: "—", target: "≤ 10 a minute", met: perMinute <= 10))
+    progress("wake-ups done")
+}
 
 // MARK: Burst: 10,000 commands as fast as possible.
 
-let rssBefore = procStatus(process.pid, "VmRSS")
-let burstStart = ContinuousClock.now
-for _ in 0..<burstSize {
-    probe.client.publish(MQTTMessage(topic: node.topics.command("ping"), payload: []))
+if runs("burst") {
+    let rssBefore = procStatus(process.pid, "VmRSS")
+    let burstStart = ContinuousClock.now
+    for _ in 0..<burstSize {
+        probe.client.publish(MQTTMessage(topic: node.topics.command("ping"), payload: []))
+    }
+    var answered = 0
+    // Count answers on a task of its own, so a lost answer ends the wait at the deadline instead of hanging.
+    let counter = Task {
+        var count = 0
+        while count < burstSize, await probe.next(on: node.topics.response("ping")) != nil { count += 1 }
+        return count
+    }
+    let burstDeadline = Task {
+        try await Task.sleep(for: .seconds(30))
+        counter.cancel()
+    }
+    answered = await counter.value
+    burstDeadline.cancel()
+    let burstTook = ms(ContinuousClock.now - burstStart)
+    try await Task.sleep(for: .milliseconds(500))
+    let rssAfter = procStatus(process.pid, "VmRSS"), rssPeak = procStatus(process.pid, "VmHWM")
+    rows.append(Row(
+        what: "burst of \(burstSize) pings", measured: "\(answered) answered in \(f(burstTook / 1000)) s; RSS +\(f(rssAfter - rssBefore)) MB (peak \(f(rssPeak)) MB)",
+        baseline: "RSS before \(f(rssBefore)) MB", target: "all answered, RSS growth ≤ 10 MB",
+        met: answered == burstSize && rssAfter - rssBefore <= 10))
+    progress("burst done")
 }
-var answered = 0
-// Count answers on a task of its own, so a lost answer ends the wait at the deadline instead of hanging.
-let counter = Task {
-    var count = 0
-    while count < burstSize, await probe.next(on: node.topics.response("ping")) != nil { count += 1 }
-    return count
-}
-let burstDeadline = Task {
-    try await Task.sleep(for: .seconds(30))
-    counter.cancel()
-}
-answered = await counter.value
-burstDeadline.cancel()
-let burstTook = ms(ContinuousClock.now - burstStart)
-try await Task.sleep(for: .milliseconds(500))
-let rssAfter = procStatus(process.pid, "VmRSS"), rssPeak = procStatus(process.pid, "VmHWM")
-rows.append(Row(
-    what: "burst of \(burstSize) pings", measured: "\(answered) answered in \(f(burstTook / 1000)) s; RSS +\(f(rssAfter - rssBefore)) MB (peak \(f(rssPeak)) MB)",
-    baseline: "RSS before \(f(rssBefore)) MB", target: "all answered, RSS growth ≤ 10 MB",
-    met: answered == burstSize && rssAfter - rssBefore <= 10))
-progress("burst done")
 process.signal(SIGTERM)
 _ = await process.waitForExit(timeout: .seconds(3))
 
 // MARK: Start-up: process start → online and every retained state at a subscriber.
 
-var startTimes: [Double] = []
-for _ in 0..<startRuns {
-    let fresh = try NodeProcess(port: broker.port)
-    let watcher = try await Probe(port: broker.port, subscriptions: ["\(fresh.topics.node)/#"])
-    let wanted: Set<String> = [
-        fresh.topics.availability, fresh.topics.status, fresh.topics.settings, fresh.topics.clock, fresh.topics.alarms,
-        fresh.topics.alarmNext, fresh.topics.alarmState, fresh.topics.noise,
-    ]
-    var seen: Set<String> = []
-    let start = ContinuousClock.now
-    let started = try fresh.start(logLevel: "warning")
-    let giveUp = ContinuousClock.now + .seconds(10)
-    while seen != wanted, ContinuousClock.now < giveUp {
-        guard let message = await watcher.nextAny(timeout: .seconds(1)) else { continue }
-        if message.topic != fresh.topics.availability || message.text == "online" { seen.insert(message.topic) }
+if runs("start-up") {
+    var startTimes: [Double] = []
+    for _ in 0..<startRuns {
+        let fresh = try NodeProcess(port: broker.port)
+        let watcher = try await Probe(port: broker.port, subscriptions: ["\(fresh.topics.node)/#"])
+        let wanted: Set<String> = [
+            fresh.topics.availability, fresh.topics.status, fresh.topics.settings, fresh.topics.clock, fresh.topics.alarms,
+            fresh.topics.alarmNext, fresh.topics.alarmState, fresh.topics.noise,
+        ]
+        var seen: Set<String> = []
+        let start = ContinuousClock.now
+        let started = try fresh.start(logLevel: "warning")
+        let giveUp = ContinuousClock.now + .seconds(10)
+        while seen != wanted, ContinuousClock.now < giveUp {
+            guard let message = await watcher.nextAny(timeout: .seconds(1)) else { continue }
+            if message.topic != fresh.topics.availability || message.text == "online" { seen.insert(message.topic) }
+        }
+        if seen != wanted { progress("start-up: never saw \(wanted.subtracting(seen).sorted())") }
+        startTimes.append(ms(ContinuousClock.now - start))
+        progress("start-up run \(startTimes.count): \(f(startTimes.last ?? 0, 1)) ms")
+        started.signal(SIGTERM)
+        _ = await started.waitForExit(timeout: .seconds(3))
+        await watcher.client.stop(timeout: .milliseconds(200))
     }
-    if seen != wanted { progress("start-up: never saw \(wanted.subtracting(seen).sorted())") }
-    startTimes.append(ms(ContinuousClock.now - start))
-    progress("start-up run \(startTimes.count): \(f(startTimes.last ?? 0, 1)) ms")
-    started.signal(SIGTERM)
-    _ = await started.waitForExit(timeout: .seconds(3))
-    await watcher.client.stop(timeout: .milliseconds(200))
+    let startP50 = percentile(startTimes, 50), startMax = startTimes.max() ?? .nan
+    rows.append(Row(
+        what: "start-up (\(startRuns)×): process start → online + all retained, p50 / max", measured: "\(f(startP50, 1)) / \(f(startMax, 1)) ms",
+        baseline: "—", target: "≤ 300 ms", met: startMax <= 300))
 }
-let startP50 = percentile(startTimes, 50), startMax = startTimes.max() ?? .nan
-rows.append(Row(
-    what: "start-up (\(startRuns)×): process start → online + all retained, p50 / max", measured: "\(f(startP50, 1)) / \(f(startMax, 1)) ms",
-    baseline: "—", target: "≤ 300 ms", met: startMax <= 300))
 
 // MARK: Alarm accuracy: `alarm_ringing` at a subscriber minus `fires_at`, real time, several nodes.
 
-if alarmNodes > 0 && alarmMinutes > 0 {
+if runs("alarms") && alarmNodes > 0 && alarmMinutes > 0 {
     let zone = TimeZone(identifier: "Europe/Berlin") ?? .current
     var nodes: [(NodeProcess, ChildProcess)] = []
     for _ in 0..<alarmNodes {
@@ -387,7 +517,7 @@ if alarmNodes > 0 && alarmMinutes > 0 {
 
 // MARK: Many nodes: one command on `<base>/all/cmd/dismiss`, answered by every node on its `B/response/dismiss`.
 
-if manyNodes > 0 && manyRounds > 0 {
+if runs("many-nodes") && manyNodes > 0 && manyRounds > 0 {
     progress("many nodes: starting \(manyNodes) nodes")
     var fleet: [(node: NodeProcess, process: ChildProcess)] = []
     for _ in 0..<manyNodes {
@@ -470,7 +600,7 @@ func cpuPercent(of pid: pid_t, over seconds: Int) async throws -> Double {
     return (cpuSeconds(pid) - start) / (ms(ContinuousClock.now - began) / 1000) * 100
 }
 
-if noiseSeconds > 0, let pulse = try? await PulseSink() {
+if runs("noise"), noiseSeconds > 0, let pulse = try? await PulseSink() {
     let rain = "heavy-rain-white-noise"
     // bench/Sources/main.swift → the checkout's Resources.
     let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -523,7 +653,7 @@ if noiseSeconds > 0, let pulse = try? await PulseSink() {
     }
     playing.signal(SIGTERM)
     _ = await playing.waitForExit(timeout: .seconds(3))
-} else {
+} else if runs("noise"), noiseSeconds > 0 {
     progress("pulseaudio did not start; noise rows skipped")
 }
 
