@@ -22,7 +22,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     // @unchecked Sendable: `handle` is used from the network thread and from publishers; libmosquitto
     // guards it with its own mutexes (mosquitto_threaded_set). All our mutable state is in `state`.
 
-    private struct State {
+    struct State {
         var connected = false
         var stopping = false
         var needsRestore = false
@@ -39,10 +39,10 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     public let messages: AsyncStream<MQTTMessage>
     public let events: AsyncStream<MQTTConnectionEvent>
 
-    private let logger: Logger
-    private let state = Mutex(State())
-    private let messageContinuation: AsyncStream<MQTTMessage>.Continuation
-    private let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
+    let logger: Logger
+    let state = Mutex(State())
+    let messageContinuation: AsyncStream<MQTTMessage>.Continuation
+    let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
     private let wakeUp = WakeSignal()
     private let threadExited = DispatchSemaphore(value: 0)
     private var handle: OpaquePointer?
@@ -118,7 +118,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     /// there each time made it wait on a command's answer being written (the lock is held while
     /// libmosquitto writes the packet).
     private let queueDepth = Atomic<Int>(0)
-    private let restorePending = Atomic<Bool>(false)
+    let restorePending = Atomic<Bool>(false)
 
     /// Messages dropped because the queue was full, since start.
     public var droppedMessages: Int { state.withLock { $0.droppedMessages } }
@@ -365,98 +365,4 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             queueDepth.store(state.queue.count, ordering: .releasing)
         }
     }
-
-    // MARK: Callbacks (on the network thread, inside mosquitto_loop): record and return.
-
-    fileprivate func connected(rc: Int32) {
-        if rc == 0 {
-            state.withLock { $0.needsRestore = true }
-            restorePending.store(true, ordering: .releasing)
-        } else {
-            let reason = String(cString: options.protocolVersion == .v5 ? mosquitto_reason_string(rc) : mosquitto_connack_string(rc))
-            logger.error("MQTT broker refused the connection", metadata: ["reason": "\(reason)"])
-        }
-    }
-
-    fileprivate func disconnected(rc: Int32) {
-        state.withLock { $0.connected = false }
-    }
-
-    fileprivate func published(mid: Int32) {
-        state.withLock { $0.inFlight = max(0, $0.inFlight - 1) }
-    }
-
-    fileprivate func subscribed(mid: Int32) {
-        let done = state.withLock { state -> Bool in
-            guard state.pendingSubscriptions.remove(mid) != nil else { return false }
-            return state.pendingSubscriptions.isEmpty
-        }
-        if done { eventContinuation.yield(.subscribed) }
-    }
-
-    fileprivate func received(_ message: MQTTMessage) {
-        if case .dropped = messageContinuation.yield(message) {
-            logger.warning("MQTT incoming buffer full; message dropped", metadata: ["topic": "\(message.topic)"])
-        }
-    }
-}
-
-// C callbacks: nonisolated free functions (never main-actor closures, see PLATFORM.md), tiny.
-
-private func client(_ userdata: UnsafeMutableRawPointer?) -> MQTTClient? {
-    guard let userdata else { return nil }
-    return Unmanaged<MQTTClient>.fromOpaque(userdata).takeUnretainedValue()
-}
-
-private let onConnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, OpaquePointer?) -> Void = {
-    _, userdata, rc, _, _ in
-    client(userdata)?.connected(rc: rc)
-}
-
-private let onDisconnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, OpaquePointer?) -> Void = {
-    _, userdata, rc, _ in
-    client(userdata)?.disconnected(rc: rc)
-}
-
-private let onPublish: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, OpaquePointer?) -> Void = {
-    _, userdata, mid, _, _ in
-    client(userdata)?.published(mid: mid)
-}
-
-private let onSubscribe: @convention(c) (
-    OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, UnsafePointer<Int32>?, OpaquePointer?
-) -> Void = { _, userdata, mid, _, _, _ in
-    client(userdata)?.subscribed(mid: mid)
-}
-
-private let onMessage: @convention(c) (
-    OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?, OpaquePointer?
-) -> Void = { _, userdata, message, properties in
-    guard let message, let target = client(userdata) else { return }
-    let m = message.pointee
-    let topic = m.topic.map { String(cString: $0) } ?? ""
-    var payload: [UInt8] = []
-    if let bytes = m.payload, m.payloadlen > 0 {
-        payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(m.payloadlen)))
-    }
-    var responseTopic: String?
-    var correlation: [UInt8]?
-    if let properties {
-        var text: UnsafeMutablePointer<CChar>?
-        if mosquitto_property_read_string(properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), &text, false) != nil, let text {
-            responseTopic = String(cString: text)
-            free(text)
-        }
-        var data: UnsafeMutableRawPointer?
-        var length: UInt16 = 0
-        if mosquitto_property_read_binary(properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), &data, &length, false) != nil,
-           let data {
-            correlation = Array(UnsafeRawBufferPointer(start: data, count: Int(length)))
-            free(data)
-        }
-    }
-    target.received(
-        MQTTMessage(
-            topic: topic, payload: payload, qos: Int(m.qos), retain: m.retain, responseTopic: responseTopic,
-            correlationData: correlation))
 }

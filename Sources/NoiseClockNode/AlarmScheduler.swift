@@ -75,21 +75,24 @@ public actor AlarmScheduler {
     let alarmsPublished: (@Sendable ([Alarm]) -> Void)?
 
     private(set) var state: State
+    /// The client keeps the latest retained value of each topic and sends it again after every
+    /// reconnect, so a value equal to the last one need not be published again.
+    var published: [String: JSONValue] = [:]
     /// The next fire of each enabled alarm, worked out for `cacheKey`; recomputed when that changes.
-    private var nextFires: [String: Date] = [:]
-    private var cacheKey: CacheKey?
+    var nextFires: [String: Date] = [:]
+    var cacheKey: CacheKey?
     /// The wall clock at the last look: earlier now, or more than 5 s later, is a jump.
-    private var lastTick: Date?
-    private var skipsCheckedMinute: Int64?
-    private var publishedNext: (JSONValue, minute: Int64)?
+    var lastTick: Date?
+    var skipsCheckedMinute: Int64?
+    var publishedNext: (JSONValue, minute: Int64)?
     /// Bumped whenever the next fires are worked out again; with the minute, what `B/alarm/next`
     /// was last looked at for.
-    private var nextFiresGeneration = 0
-    private var nextLooked: (generation: Int, minute: Int64)?
-    private nonisolated let wakeUp = WakeUp()
-    private var started = false
+    var nextFiresGeneration = 0
+    var nextLooked: (generation: Int, minute: Int64)?
+    nonisolated let wakeUp = WakeUp()
+    var started = false
 
-    private struct CacheKey: Hashable {
+    struct CacheKey: Hashable {
         var book: AlarmBook
         var zone: Zone
     }
@@ -275,7 +278,7 @@ public actor AlarmScheduler {
 
     /// Runs an alarm change on a copy, stores it, then makes it current and publishes it. The
     /// schedule first catches up, so nothing due under the old alarms is lost by the change.
-    private func change(_ body: (inout State, Date) throws(CommandError) -> String?) async throws(CommandError) -> JSONValue {
+    func change(_ body: (inout State, Date) throws(CommandError) -> String?) async throws(CommandError) -> JSONValue {
         await advance()
         let now = publisher.clock.now()
         var next = state
@@ -295,7 +298,7 @@ public actor AlarmScheduler {
     /// Snooze or dismiss: a change of the ringing state, stored before it is answered. Unlike
     /// other changes, these take effect even when they cannot be stored: a ringing alarm must
     /// always be stoppable. The failure is logged; after a restart the stored ring goes on.
-    private func act(_ body: (inout Ringing, Date) -> [Ringing.Outcome]?) async throws(CommandError) -> JSONValue {
+    func act(_ body: (inout Ringing, Date) -> [Ringing.Outcome]?) async throws(CommandError) -> JSONValue {
         await advance()
         let now = publisher.clock.now()
         var next = state
@@ -317,9 +320,9 @@ public actor AlarmScheduler {
     }
 
     /// Outcomes of cancelling a session inside a change, carried out once the change is stored.
-    private var pendingOutcomes: [Ringing.Outcome] = []
+    var pendingOutcomes: [Ringing.Outcome] = []
 
-    private func cancelSession(of id: String, in state: inout State, now: Date) {
+    func cancelSession(of id: String, in state: inout State, now: Date) {
         let outcomes = state.ringing.cancel(alarmID: id, at: now)
         settle(outcomes, in: &state, now: now)
         pendingOutcomes += outcomes
@@ -327,7 +330,7 @@ public actor AlarmScheduler {
 
     /// The changes to the alarms that outcomes bring: a one-shot alarm that has finished ringing
     /// disables itself.
-    private func settle(_ outcomes: [Ringing.Outcome], in state: inout State, now: Date) {
+    func settle(_ outcomes: [Ringing.Outcome], in state: inout State, now: Date) {
         for outcome in outcomes {
             switch outcome {
             case .dismissed(let due), .autoSilenced(let due), .missed(let due, _):
@@ -340,7 +343,7 @@ public actor AlarmScheduler {
         }
     }
 
-    private func commit(_ next: State) throws(CommandError) {
+    func commit(_ next: State) throws(CommandError) {
         guard next != state else { return }
         do {
             try store.save(Self.documentName, next.stored)
@@ -355,7 +358,7 @@ public actor AlarmScheduler {
     /// A crash in between is safe: the occurrence is then still due at the restart, and a ring
     /// interrupted by a restart rings again anyway. When the change cannot be stored it still
     /// happens (an alarm rings whether or not the disk is writable), and the failure is logged.
-    private func adopt(_ next: State, performing outcomes: [Ringing.Outcome] = [], then report: () -> Void = {}) async {
+    func adopt(_ next: State, performing outcomes: [Ringing.Outcome] = [], then report: () -> Void = {}) async {
         let changed = next != state
         state = next
         report()
@@ -369,205 +372,4 @@ public actor AlarmScheduler {
         }
     }
 
-    /// Sound and events for what happened, in order.
-    private func perform(_ outcomes: [Ringing.Outcome]) async {
-        guard !outcomes.isEmpty else { return }
-        let zone = publisher.timeZone()
-        for outcome in outcomes {
-            switch outcome {
-            case .ring(let due):
-                // The event first: it is what a subscriber times the alarm by.
-                let snoozes = state.ringing.current?.due == due ? state.ringing.current?.snoozeCount ?? 0 : 0
-                publisher.publishEvent(
-                    "alarm_ringing",
-                    eventDetails(due.alarmID, due.label, ["fires_at": iso(due.firesAt, zone), "snooze_count": .number(Double(snoozes))]))
-                logger.info("alarm ringing", metadata: ["alarm": "\(due.alarmID)", "label": "\(due.label)"])
-                await startTone(for: due.alarmID)
-            case .snoozed(let due, let until):
-                publisher.publishEvent("alarm_snoozed", eventDetails(due.alarmID, due.label, ["until": iso(until, zone)]))
-                await stopToneUnlessRinging()
-            case .dismissed(let due):
-                publisher.publishEvent("alarm_dismissed", eventDetails(due.alarmID, due.label, [:]))
-                await stopToneUnlessRinging()
-            case .autoSilenced(let due):
-                await stopToneUnlessRinging()
-                publisher.publishEvent(
-                    "alarm_auto_silenced", eventDetails(due.alarmID, due.label, ["after_min": .number(Double(due.ringTimeoutMinutes))]))
-            case .missed(let due, let instant):
-                await stopToneUnlessRinging()
-                logger.warning("snoozed alarm missed", metadata: ["alarm": "\(due.alarmID)", "was_due": "\(instant)"])
-                publisher.publishEvent("alarm_missed", eventDetails(due.alarmID, due.label, ["fires_at": iso(instant, zone)]))
-            case .waiting(let due):
-                logger.info("alarm due while another rings; it rings next", metadata: ["alarm": "\(due.alarmID)"])
-            }
-        }
-        publishRinging()
-    }
-
-    private func startTone(for id: String) async {
-        guard let noise else { return }
-        let alarm = try? state.book.alarm(id)
-        let sound = alarm?.sound ?? defaultSound
-        let volume = alarm?.volume ?? 80
-        let ramp = alarm?.fadeInSeconds ?? 30
-        do {
-            try await noise.startAlarmTone(sound, volume: volume, rampSeconds: ramp)
-        } catch {
-            // A tone that went missing must not keep the alarm silent.
-            logger.error("alarm tone unavailable; using the default", metadata: ["sound": "\(sound)", "error": "\(error)"])
-            do {
-                try await noise.startAlarmTone(defaultSound, volume: volume, rampSeconds: ramp)
-            } catch {
-                logger.error("no alarm tone can be played", metadata: ["error": "\(error)"])
-            }
-        }
-    }
-
-    /// Stops the tone when the alarm that rang is over. When another alarm rings now (it was
-    /// waiting), its own ring outcome follows and its tone takes over from this one.
-    private func stopToneUnlessRinging() async {
-        guard let noise, state.ringing.phase != .ringing else { return }
-        await noise.stopAlarmTone()
-    }
-
-    // MARK: Publishing
-
-    private func publishAll() {
-        let zone = publisher.timeZone()
-        publishAlarms(zone: zone)
-        publishRinging()
-        publishNext(now: publisher.clock.now(), zone: zone)
-    }
-
-    /// `B/alarms`, when it differs from what was published last.
-    private func publishAlarms(zone: Zone) {
-        publishIfChanged(
-            publisher.topics.alarms,
-            .array(state.book.alarms.map { $0.json(nextFire: nextFires[$0.id].map { ISOTime.string($0, in: zone) }) }))
-        alarmsPublished?(state.book.alarms)
-    }
-
-    private func publishRinging() {
-        publishIfChanged(publisher.topics.alarmState, state.ringing.json { ISOTime.string($0, in: publisher.timeZone()) })
-    }
-
-    /// The client keeps the latest retained value of each topic and sends it again after every
-    /// reconnect, so a value equal to the last one need not be published again.
-    private var published: [String: JSONValue] = [:]
-
-    private func publishIfChanged(_ topic: String, _ value: JSONValue) {
-        guard published[topic] != value else { return }
-        published[topic] = value
-        publisher.publishAlarmState(topic, value)
-    }
-
-    /// `B/alarm/next` when the next alarm changes, and at each minute for `in_s`.
-    private func publishNext(now: Date, zone: Zone) {
-        // The idle second's fast path: same next fires, same minute, nothing to do.
-        let minute = Int64((now.timeIntervalSince1970 / 60).rounded(.down))
-        if let looked = nextLooked, looked.generation == nextFiresGeneration, looked.minute == minute { return }
-        nextLooked = (nextFiresGeneration, minute)
-        let soonest = nextFires.min { ($0.value, $0.key) < ($1.value, $1.key) }
-        let value: JSONValue
-        if let (id, instant) = soonest, let alarm = try? state.book.alarm(id) {
-            value = [
-                "id": .string(id), "label": .string(alarm.label), "fires_at": iso(instant, zone),
-                "in_s": .number(max(0, instant.timeIntervalSince(now).rounded(.down))),
-            ]
-        } else {
-            value = ["id": nil, "label": nil, "fires_at": nil, "in_s": nil]
-        }
-        var identity = value.objectValue ?? [:]
-        identity["in_s"] = nil
-        if let (published, publishedMinute) = publishedNext, published == .object(identity), publishedMinute == minute { return }
-        publishedNext = (.object(identity), minute)
-        publisher.publishAlarmState(publisher.topics.alarmNext, value)
-    }
-
-    private var upcomingInstants: [Date?] {
-        guard upcoming > 0 else { return [] }
-        return nextFires.map { id, instant in state.announced[id] == instant ? nil : instant.addingTimeInterval(-upcoming) }
-    }
-
-    /// `alarm_upcoming`, once per occurrence, `alarms.upcoming_min` before it.
-    private func announceUpcoming(now: Date, zone: Zone) async {
-        guard upcoming > 0 else { return }
-        var next = state
-        var announce: [(Alarm, Date)] = []
-        for (id, instant) in nextFires.sorted(by: { $0.value < $1.value })
-        where instant.timeIntervalSince(now) <= upcoming && next.announced[id] != instant {
-            guard let alarm = try? next.book.alarm(id) else { continue }
-            next.announced[id] = instant
-            announce.append((alarm, instant))
-        }
-        guard !announce.isEmpty else { return }
-        await adopt(next) {
-            for (alarm, instant) in announce {
-                publisher.publishEvent(
-                    "alarm_upcoming",
-                    eventDetails(alarm.id, alarm.label, [
-                        "fires_at": iso(instant, zone), "in_s": .number(max(0, instant.timeIntervalSince(now).rounded(.down))),
-                    ]))
-            }
-        }
-    }
-
-    // MARK: Helpers
-
-    private func recomputeNextFires(now: Date, zone: Zone) {
-        var fires: [String: Date] = [:]
-        for alarm in state.book.alarms {
-            // Never before the last handled occurrence: after the wall clock is set back, an
-            // occurrence that already rang is not shown (or rung) again.
-            let after = max(now, state.book.lastHandled[alarm.id] ?? now)
-            // A one-shot alarm being dealt with (ringing, snoozed or waiting) has no next time:
-            // it switches itself off when it is over.
-            let inSession = ([state.ringing.current].compactMap { $0 } + state.ringing.waiting).contains { $0.due.alarmID == alarm.id }
-            fires[alarm.id] = alarm.isOneShot && inSession ? nil : AlarmSchedule.nextFire(of: alarm, after: after, in: zone)
-        }
-        nextFires = fires
-        nextFiresGeneration += 1
-        cacheKey = CacheKey(book: state.book, zone: zone)
-        publishAlarms(zone: zone)
-    }
-
-    /// Wakes the scheduler loop, so a change is seen at once rather than after its current sleep.
-    private func wake() {
-        wakeUp.wake()
-    }
-
-    private var defaultSound: String { library.catalog.defaultSound(of: .alarm)?.id ?? "" }
-
-    private func alarmSound(_ reference: String) throws(CommandError) -> String {
-        try library.sound(reference, field: "sound", kind: .alarm).id
-    }
-
-    /// Eight hex characters, the first a letter: an id sent as a bare payload must never read as
-    /// a JSON number (`12345678`, `123e4567`).
-    private func newID(in book: AlarmBook) -> String {
-        while true {
-            let hex = UUID().uuidString.lowercased().filter(\.isHexDigit)
-            let id = String("abcdef".randomElement() ?? "a") + hex.prefix(7)
-            if !book.alarms.contains(where: { $0.id == id }) { return id }
-        }
-    }
-
-    /// Once a minute: a `skip_next` date that is over is cleared (the skipped occurrence is past).
-    private func clearPassedSkips(now: Date, zone: Zone) async {
-        let minute = Int64((now.timeIntervalSince1970 / 60).rounded(.down))
-        guard skipsCheckedMinute != minute else { return }
-        skipsCheckedMinute = minute
-        guard state.book.alarms.contains(where: { $0.skipNext != nil }) else { return }
-        var next = state
-        next.book.clearSkips(before: AlarmSchedule.localDate(of: now, in: zone))
-        await adopt(next)
-    }
-
-    private func iso(_ instant: Date, _ zone: Zone) -> JSONValue {
-        .string(ISOTime.string(instant, in: zone))
-    }
-
-    private func eventDetails(_ id: String, _ label: String, _ extra: [String: JSONValue]) -> [String: JSONValue] {
-        extra.merging(["alarm_id": .string(id), "label": .string(label)]) { a, _ in a }
-    }
 }

@@ -2,18 +2,6 @@ import NoiseClockAudio
 import NoiseClockCore
 import ServiceLifecycle
 
-/// Runs the audio thread for the node's life and stops it on shutdown.
-public struct AudioService: Service, CustomStringConvertible {
-    public var description: String { "AudioService(\(engine.device))" }
-    let engine: AudioEngine
-
-    public func run() async throws {
-        engine.start()
-        try? await gracefulShutdown()
-        engine.stop()
-    }
-}
-
 /// Resumes the stored noise at start, then drives the sleep timer and previews: it sleeps until
 /// the player's next timed instant, and without a timer while nothing is timed, so an idle node
 /// is not woken for the noise.

@@ -1,0 +1,103 @@
+import CMosquitto
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+import NoiseClockCore
+
+/// What libmosquitto reports, on the network thread inside `mosquitto_loop`: each callback
+/// records its news and returns.
+extension MQTTClient {
+
+    func connected(rc: Int32) {
+        if rc == 0 {
+            state.withLock { $0.needsRestore = true }
+            restorePending.store(true, ordering: .releasing)
+        } else {
+            let reason = String(cString: options.protocolVersion == .v5 ? mosquitto_reason_string(rc) : mosquitto_connack_string(rc))
+            logger.error("MQTT broker refused the connection", metadata: ["reason": "\(reason)"])
+        }
+    }
+
+    func disconnected(rc: Int32) {
+        state.withLock { $0.connected = false }
+    }
+
+    func published(mid: Int32) {
+        state.withLock { $0.inFlight = max(0, $0.inFlight - 1) }
+    }
+
+    func subscribed(mid: Int32) {
+        let done = state.withLock { state -> Bool in
+            guard state.pendingSubscriptions.remove(mid) != nil else { return false }
+            return state.pendingSubscriptions.isEmpty
+        }
+        if done { eventContinuation.yield(.subscribed) }
+    }
+
+    func received(_ message: MQTTMessage) {
+        if case .dropped = messageContinuation.yield(message) {
+            logger.warning("MQTT incoming buffer full; message dropped", metadata: ["topic": "\(message.topic)"])
+        }
+    }
+}
+
+// C callbacks: nonisolated free functions (never main-actor closures, see PLATFORM.md), tiny.
+
+private func client(_ userdata: UnsafeMutableRawPointer?) -> MQTTClient? {
+    guard let userdata else { return nil }
+    return Unmanaged<MQTTClient>.fromOpaque(userdata).takeUnretainedValue()
+}
+
+let onConnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, OpaquePointer?) -> Void = {
+    _, userdata, rc, _, _ in
+    client(userdata)?.connected(rc: rc)
+}
+
+let onDisconnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, OpaquePointer?) -> Void = {
+    _, userdata, rc, _ in
+    client(userdata)?.disconnected(rc: rc)
+}
+
+let onPublish: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, OpaquePointer?) -> Void = {
+    _, userdata, mid, _, _ in
+    client(userdata)?.published(mid: mid)
+}
+
+let onSubscribe: @convention(c) (
+    OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, UnsafePointer<Int32>?, OpaquePointer?
+) -> Void = { _, userdata, mid, _, _, _ in
+    client(userdata)?.subscribed(mid: mid)
+}
+
+let onMessage: @convention(c) (
+    OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?, OpaquePointer?
+) -> Void = { _, userdata, message, properties in
+    guard let message, let target = client(userdata) else { return }
+    let m = message.pointee
+    let topic = m.topic.map { String(cString: $0) } ?? ""
+    var payload: [UInt8] = []
+    if let bytes = m.payload, m.payloadlen > 0 {
+        payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(m.payloadlen)))
+    }
+    var responseTopic: String?
+    var correlation: [UInt8]?
+    if let properties {
+        var text: UnsafeMutablePointer<CChar>?
+        if mosquitto_property_read_string(properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), &text, false) != nil, let text {
+            responseTopic = String(cString: text)
+            free(text)
+        }
+        var data: UnsafeMutableRawPointer?
+        var length: UInt16 = 0
+        if mosquitto_property_read_binary(properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), &data, &length, false) != nil,
+           let data {
+            correlation = Array(UnsafeRawBufferPointer(start: data, count: Int(length)))
+            free(data)
+        }
+    }
+    target.received(
+        MQTTMessage(
+            topic: topic, payload: payload, qos: Int(m.qos), retain: m.retain, responseTopic: responseTopic,
+            correlationData: correlation))
+}
