@@ -111,254 +111,258 @@ struct HomeAssistantE2ETests {
 
         let upower = try await UPowerMock()
         try await upower.setupDisplayDevice(state: 2, percentage: 64, timeToEmpty: 3600)
-        let broker = try await Broker()
-        let clock = try await FakeTime()
+        try await withBroker { broker in
+            let clock = try await FakeTime()
 
-        let ha = try HomeAssistantCore(brokerPort: broker.port)
-        let haStarted = ContinuousClock.now
-        try await ha.start()
-        print("[ha-e2e] Home Assistant up (API, token, MQTT entry loaded) in \(seconds(ContinuousClock.now - haStarted)); config \(ha.configDirectory)")
+            let ha = try HomeAssistantCore(brokerPort: broker.port)
+            let haStarted = ContinuousClock.now
+            try await ha.start()
+            print("[ha-e2e] Home Assistant up (API, token, MQTT entry loaded) in \(seconds(ContinuousClock.now - haStarted)); config \(ha.configDirectory)")
 
-        let node = try NodeProcess(
-            port: broker.port, nodeID: "e2e-\(UUID().uuidString.prefix(4).lowercased())",
-            environment: upower.environment.merging(clock.environment) { _, b in b }.merging([
+            let nodeID = "e2e-\(UUID().uuidString.prefix(4).lowercased())"
+            let environment = upower.environment.merging(clock.environment) { _, b in b }.merging([
                 "NOISECLOCK_NODE_NAME": deviceName, "NOISECLOCK_BATTERY_SOURCE": "upower",
                 "NOISECLOCK_AUDIO_DEVICE": "file:'\(sink)',raw", "NOISECLOCK_AUDIO_FADE_MS": "100",
-            ]) { _, b in b })
-        let topics = node.topics
-        let configTopic = "homeassistant/device/\(node.nodeID)/config"
-        let client = try await TestClient(port: broker.port, subscriptions: ["\(topics.node)/#", "homeassistant/status", configTopic])
+            ]) { _, b in b }
+            let configTopic = "homeassistant/device/\(nodeID)/config"
+            // Not withNode, which waits for online: the discovery is timed from the start.
+            try await withUnstartedNode(
+                on: broker, nodeID: nodeID, environment: environment,
+                subscriptions: { ["\($0.node)/#", "homeassistant/status", configTopic] }
+            ) { node, client in
+                let topics = node.topics
 
-        // MARK: Discovery: node start → every entity present (and available) in /api/states.
-        let nodeStarted = ContinuousClock.now
-        let process = try node.start()
-        var firstSeen: Duration?
-        var seen: [String: JSONValue] = [:]
-        let discovered = await eventually(timeout: .seconds(30)) {
-            seen = (try? await ha.nodeStates()) ?? [:]
-            if firstSeen == nil, !seen.isEmpty { firstSeen = ContinuousClock.now - nodeStarted }
-            return baseEntities.values.allSatisfy { id in seen[id].map { stateText($0) != "unavailable" } ?? false }
+                // MARK: Discovery: node start → every entity present (and available) in /api/states.
+                let nodeStarted = ContinuousClock.now
+                let process = try node.start()
+                var firstSeen: Duration?
+                var seen: [String: JSONValue] = [:]
+                let discovered = await eventually(timeout: .seconds(30)) {
+                    seen = (try? await ha.nodeStates()) ?? [:]
+                    if firstSeen == nil, !seen.isEmpty { firstSeen = ContinuousClock.now - nodeStarted }
+                    return baseEntities.values.allSatisfy { id in seen[id].map { stateText($0) != "unavailable" } ?? false }
+                }
+                let discoveryTook = ContinuousClock.now - nodeStarted
+                let missing = baseEntities.values.filter { seen[$0] == nil || stateText(seen[$0]) == "unavailable" }.sorted()
+                try #require(
+                    discovered,
+                    "missing or unavailable: \(missing); Home Assistant problems:\n\(ha.problems.joined(separator: "\n"))\nnode log:\n\(process.log.suffix(3000))")
+                print("[ha-e2e] discovery: node start → first entity \(firstSeen.map(seconds) ?? "?"), all \(baseEntities.count) entities available \(seconds(discoveryTook))")
+
+                // The device and its entity registry entries.
+                let registered = try await ha.deviceEntities()
+                #expect(Set(registered) == Set(baseEntities.values), "device_entities: \(registered.sorted())")
+                #expect(try await ha.render("{{ device_attr(device_id('\(entity("battery"))'), 'name') }}") == deviceName)
+                #expect(try await ha.render("{{ device_attr(device_id('\(entity("battery"))'), 'manufacturer') }}") == "NoiseClock")
+
+                // MARK: Initial states.
+                let noise = try #require(await client.latest(topics.noise) { _ in true }, "no B/noise")
+                let expected: [String: String] = [
+                    "charging": "off", "next_alarm": "unknown", "alarm_state": "idle", "ringing": "off", "snooze": "unknown",
+                    "dismiss": "unknown", "noise": "off", "noise_sound": "unknown", "sleep_timer": "0", "alarm_event": "unknown",
+                    "time_format": "24h", "show_seconds": "off",
+                ]
+                for (key, value) in expected {
+                    let state = await ha.waitState(entity(key), is: value)
+                    #expect(stateText(state) == value, "\(entity(key))")
+                }
+                let battery = await ha.waitState(entity("battery")) { Double($0["state"]?.stringValue ?? "") == 64 }
+                #expect(Double(stateText(battery)) == 64, "battery from the mocked UPower: \(stateText(battery))")
+                #expect(battery?["attributes"]?["device_class"] == "battery")
+                #expect(battery?["attributes"]?["unit_of_measurement"] == "%")
+                #expect(battery?["attributes"]?["friendly_name"]?.stringValue == "\(deviceName) Battery")
+                let volume = try #require(noise["volume"]?.intValue)
+                #expect(Int(Double(stateText(try await ha.state(entity("noise_volume")))) ?? -1) == volume)
+                #expect(try await ha.state(entity("next_alarm"))?["attributes"]?["device_class"] == "timestamp")
+                let options = try await ha.state(entity("noise_sound"))?["attributes"]?["options"]?.arrayItems?.compactMap(\.stringValue) ?? []
+                #expect(options.contains("Heavy rain") && options.contains("Pink noise"), "select options \(options)")
+
+                // MARK: Battery changes follow (charging).
+                try await upower.set(percentage: 81.5, state: 1)
+                #expect(Double(stateText(await ha.waitState(entity("battery")) { Double($0["state"]?.stringValue ?? "") == 81.5 })) == 81.5)
+                #expect(stateText(await ha.waitState(entity("charging"), is: "on")) == "on")
+
+                // MARK: The select plays a sound: B/noise shows it, the sink fills with sound.
+                try await ha.callService("select", "select_option", ["entity_id": .string(entity("noise_sound")), "option": "Pink noise"])
+                let playing = await client.latest(topics.noise) { $0["playing"] == true }
+                #expect(playing?["sounds"]?.arrayItems?.first?["id"] == "pink-noise", "B/noise \(playing?.serialized ?? "none")")
+                #expect(stateText(await ha.waitState(entity("noise_sound"), is: "Pink noise")) == "Pink noise")
+                #expect(stateText(await ha.waitState(entity("noise"), is: "on")) == "on")
+                #expect(await eventually(timeout: .seconds(5)) { fileSize(sink) > 176_400 }, "the sink got less than 1 s of audio")
+                try await Task.sleep(for: .seconds(1))
+                let grown = fileSize(sink)
+                try await Task.sleep(for: .seconds(1))
+                #expect(fileSize(sink) > grown, "the sink stopped growing while noise plays")
+                let audio = samples(sink)
+                let loudness = rms(audio.suffix(44_100))
+                #expect(loudness > 50, "the last 0.5 s of the sink is silent (RMS \(loudness))")
+                print("[ha-e2e] select → Pink noise: sink \(fileSize(sink)) bytes, RMS of the last 0.5 s \(Int(loudness))")
+
+                // MARK: The volume number.
+                try await ha.callService("number", "set_value", ["entity_id": .string(entity("noise_volume")), "value": 35])
+                #expect(await client.latest(topics.noise) { $0["volume"] == 35 }?["volume"] == 35)
+                #expect(Double(stateText(await ha.waitState(entity("noise_volume")) { Double($0["state"]?.stringValue ?? "") == 35 })) == 35)
+
+                // MARK: The sleep timer number: minutes left, 0 cancels.
+                try await ha.callService("number", "set_value", ["entity_id": .string(entity("sleep_timer")), "value": 30])
+                let timed = await client.latest(topics.noise) { $0["sleep_timer_ends_at"]?.stringValue != nil }
+                #expect(timed?["sleep_timer_ends_at"]?.stringValue != nil)
+                let minutes = await ha.waitState(entity("sleep_timer")) { (29...30).contains(Double($0["state"]?.stringValue ?? "") ?? -1) }
+                #expect((29...30).contains(Double(stateText(minutes)) ?? -1), "sleep timer \(stateText(minutes))")
+                try await ha.callService("number", "set_value", ["entity_id": .string(entity("sleep_timer")), "value": 0])
+                #expect(await client.latest(topics.noise) { $0["sleep_timer_ends_at"] == .null } != nil)
+                #expect(stateText(await ha.waitState(entity("sleep_timer"), is: "0")) == "0")
+
+                // MARK: The noise switch.
+                try await ha.callService("switch", "turn_off", ["entity_id": .string(entity("noise"))])
+                #expect(await client.latest(topics.noise) { $0["playing"] == false } != nil)
+                #expect(stateText(await ha.waitState(entity("noise"), is: "off")) == "off")
+                #expect(stateText(await ha.waitState(entity("noise_sound"), is: "unknown")) == "unknown")
+
+                // MARK: Settings: time format select, show seconds switch.
+                try await ha.callService("select", "select_option", ["entity_id": .string(entity("time_format")), "option": "12h"])
+                #expect(await client.latest(topics.settings) { $0["time_format"] == "12h" } != nil)
+                #expect(stateText(await ha.waitState(entity("time_format"), is: "12h")) == "12h")
+                try await ha.callService("switch", "turn_on", ["entity_id": .string(entity("show_seconds"))])
+                #expect(await client.latest(topics.settings) { $0["show_seconds"] == true } != nil)
+                #expect(stateText(await ha.waitState(entity("show_seconds"), is: "on")) == "on")
+
+                // MARK: An alarm added over MQTT: its switch appears, the next alarm is its fires_at in UTC.
+                let berlin = DateFormatter()
+                berlin.locale = Locale(identifier: "en_US_POSIX")
+                berlin.timeZone = TimeZone(identifier: "Europe/Berlin")
+                berlin.dateFormat = "HH:mm"
+                let time = berlin.string(from: clock.now.addingTimeInterval(120))
+                let added = try await client.request(
+                    topics, "alarm/add", #"{"time":"\#(time)","label":"\#(alarmLabel)","snooze_min":5,"fade_in_s":1,"volume":100}"#)
+                try #require(added["status"] == "ok", "alarm/add: \(added.serialized)")
+                let alarmID = try #require(added["data"]?["id"]?.stringValue)
+                let next = try #require(await client.latest(topics.alarmNext) { $0["id"]?.stringValue == alarmID }, "B/alarm/next")
+                let firesAt = try #require(next["fires_at"]?.stringValue)
+                let expectedUTC = try #require(homeAssistantUTC(firesAt))
+                let nextAlarm = await ha.waitState(entity("next_alarm"), is: expectedUTC)
+                #expect(stateText(nextAlarm) == expectedUTC, "node fires_at \(firesAt)")
+                #expect(nextAlarm?["attributes"]?["alarm_id"]?.stringValue == alarmID)
+                #expect(nextAlarm?["attributes"]?["label"] == .string(alarmLabel))
+                #expect(stateText(await ha.waitState(alarmSwitch, is: "on")) == "on")
+                #expect(try await ha.deviceEntities().contains(alarmSwitch))
+                print("[ha-e2e] alarm \(alarmID) at \(time): node fires_at \(firesAt), Home Assistant next alarm \(stateText(nextAlarm))")
+
+                // MARK: The alarm rings (the node's clock jumps to 2 s before it); Snooze in Home Assistant snoozes it.
+                let fireDate = try #require(ISO8601DateFormatter().date(from: firesAt))
+                try clock.jump(by: fireDate.timeIntervalSince(clock.now) - 2)
+                let ringing = await ha.waitState(entity("alarm_state"), timeout: .seconds(15), is: "ringing")
+                #expect(stateText(ringing) == "ringing", "node log:\n\(process.log.suffix(2000))")
+                #expect(ringing?["attributes"]?["alarm_id"]?.stringValue == alarmID)
+                #expect(stateText(await ha.waitState(entity("ringing"), is: "on")) == "on")
+                let ringEvent = await ha.waitState(entity("alarm_event")) { $0["attributes"]?["event_type"] == "alarm_ringing" }
+                #expect(ringEvent?["attributes"]?["event_type"] == "alarm_ringing", "event entity \(ringEvent?.serialized ?? "none")")
+                #expect(ringEvent?["attributes"]?["alarm_id"]?.stringValue == alarmID)
+
+                let pressed = ContinuousClock.now
+                try await ha.callService("button", "press", ["entity_id": .string(entity("snooze"))])
+                let snoozed = await client.latest(topics.alarmState) { $0["state"] == "snoozed" }
+                let snoozeTook = ContinuousClock.now - pressed
+                #expect(snoozed?["state"] == "snoozed", "B/alarm/state \(client.latest(topics.alarmState)?.serialized ?? "none")")
+                #expect(snoozed?["alarm_id"]?.stringValue == alarmID)
+                let haSnoozed = await ha.waitState(entity("alarm_state"), is: "snoozed")
+                #expect(stateText(haSnoozed) == "snoozed")
+                #expect(haSnoozed?["attributes"]?["snooze_count"] == 1)
+                #expect(haSnoozed?["attributes"]?["snoozed_until"]?.stringValue != nil)
+                #expect(stateText(await ha.waitState(entity("ringing"), is: "off")) == "off")
+                #expect(stateText(try await ha.state(entity("snooze"))) != "unknown", "the button keeps the time it was pressed")
+                let snoozeEvent = await ha.waitState(entity("alarm_event")) { $0["attributes"]?["event_type"] == "alarm_snoozed" }
+                #expect(snoozeEvent?["attributes"]?["event_type"] == "alarm_snoozed")
+                print("[ha-e2e] button.press Snooze → B/alarm/state snoozed in \(seconds(snoozeTook))")
+
+                // Dismiss cancels the pending snooze.
+                try await ha.callService("button", "press", ["entity_id": .string(entity("dismiss"))])
+                #expect(await client.latest(topics.alarmState) { $0["state"] == "idle" }?["state"] == "idle")
+                #expect(stateText(await ha.waitState(entity("alarm_state"), is: "idle")) == "idle")
+
+                // MARK: The alarm's switch turns it on and off (B/alarms enabled), and the next alarm follows.
+                func enabled(_ alarms: JSONValue) -> Bool? {
+                    alarms.arrayItems?.first { $0["id"]?.stringValue == alarmID }?["enabled"]?.boolValue
+                }
+                try await ha.callService("switch", "turn_on", ["entity_id": .string(alarmSwitch)])
+                #expect(await client.latest(topics.alarms) { enabled($0) == true }.flatMap(enabled) == true)
+                #expect(stateText(await ha.waitState(alarmSwitch, is: "on")) == "on")
+                let rearmed = await ha.waitState(entity("next_alarm")) { ($0["state"]?.stringValue ?? "").hasSuffix("+00:00") }
+                #expect(stateText(rearmed).hasSuffix("+00:00"), "next alarm once enabled again: \(stateText(rearmed))")
+                try await ha.callService("switch", "turn_off", ["entity_id": .string(alarmSwitch)])
+                let disabled = await client.latest(topics.alarms) { enabled($0) == false }
+                #expect(disabled.flatMap(enabled) == false, "B/alarms \(client.latest(topics.alarms)?.serialized ?? "none")")
+                #expect(stateText(await ha.waitState(alarmSwitch, is: "off")) == "off")
+                #expect(stateText(await ha.waitState(entity("next_alarm"), is: "unknown")) == "unknown")
+
+                // MARK: Deleting the alarm over MQTT removes its switch from the states and the entity registry.
+                let deleted = try await client.request(topics, "alarm/delete", #"{"id":"\#(alarmID)"}"#)
+                #expect(deleted["status"] == "ok")
+                #expect(await eventually(timeout: .seconds(10)) { (try? await ha.request("GET", "/api/states/\(alarmSwitch)"))?.status == 404 },
+                        "\(alarmSwitch) still in /api/states")
+                #expect(try await ha.deviceEntities().contains(alarmSwitch) == false, "\(alarmSwitch) still in the entity registry")
+
+                // Noise on again (the last mix) so that the restart below has something playing to restore.
+                try await ha.callService("switch", "turn_on", ["entity_id": .string(entity("noise"))])
+                #expect(stateText(await ha.waitState(entity("noise_sound"), is: "Pink noise")) == "Pink noise")
+                #expect(Double(stateText(try await ha.state(entity("noise_volume")))) == 35)
+
+                // MARK: Home Assistant restarts: every entity comes back with its state; the node answered the birth message.
+                try await Task.sleep(for: .milliseconds(500))
+                let before = try await ha.nodeStates()
+                #expect(await ha.stop() == 0, "Home Assistant did not stop cleanly")
+                let registry = ha.storage("core.entity_registry")?["data"]
+                let uniqueID = "noiseclock_\(node.nodeID)_alarm_\(alarmID)"
+                #expect(registry?["entities"]?.arrayItems?.contains { $0["unique_id"]?.stringValue == uniqueID } == false)
+                #expect(registry?["deleted_entities"]?.arrayItems?.contains { $0["unique_id"]?.stringValue == uniqueID } == true)
+                let problemsBeforeRestart = ha.problems
+
+                client.clear()
+                let restarted = ContinuousClock.now
+                try await ha.start()
+                let apiBack = ContinuousClock.now - restarted
+                var after: [String: JSONValue] = [:]
+                let restored = await eventually(timeout: .seconds(30)) {
+                    after = (try? await ha.nodeStates()) ?? [:]
+                    return before.allSatisfy { id, state in stateText(after[id]) == stateText(state) }
+                }
+                let restoreTook = ContinuousClock.now - restarted
+                let differing = before.keys.sorted().filter { stateText(after[$0]) != stateText(before[$0]) }
+                    .map { "\($0): \(stateText(before[$0])) → \(stateText(after[$0]))" }
+                #expect(restored, "states after the restart differ: \(differing)")
+                #expect(Set(after.keys) == Set(baseEntities.values))
+                print("[ha-e2e] Home Assistant restart: API back in \(seconds(apiBack)), every entity with its state in \(seconds(restoreTook))")
+
+                // The birth message (`online` on homeassistant/status) made the node publish its discovery again.
+                let birth = await client.waitFor("homeassistant/status") { $0.text == "online" }
+                #expect(birth != nil, "no birth message from Home Assistant")
+                let republished = await eventually {
+                    let messages = client.messages.filter { $0.topic == "homeassistant/status" || $0.topic == configTopic }
+                    guard let online = messages.firstIndex(where: { $0.topic == "homeassistant/status" && $0.text == "online" }) else { return false }
+                    return messages[online...].contains { $0.topic == configTopic }
+                }
+                #expect(republished, "the node did not publish its discovery again after Home Assistant's birth message")
+                #expect(process.log.contains("Home Assistant announced itself"), "node log has no announcement line")
+
+                // MARK: The node stops: Home Assistant marks its entities unavailable (B/availability offline).
+                process.signal(SIGTERM)
+                #expect(await process.waitForExit(timeout: .seconds(5)) == 0)
+                let unavailable = await eventually(timeout: .seconds(10)) {
+                    let states = (try? await ha.nodeStates()) ?? [:]
+                    return !states.isEmpty && states.values.allSatisfy { stateText($0) == "unavailable" }
+                }
+                #expect(unavailable, "entities still available after the node stopped")
+
+                // MARK: Report.
+                let entityIDs = try await ha.deviceEntities().sorted()
+                print("[ha-e2e] entity ids Home Assistant created (\(entityIDs.count) + \(alarmSwitch), removed with its alarm):")
+                for id in entityIDs { print("[ha-e2e]   \(id)") }
+                // Home Assistant's own start-up notes on this machine are not about the node.
+                let benign = ["Skipping pip installation", "zlib_ng and isal are not available", "libturbojpeg"]
+                let problems = (problemsBeforeRestart + ha.problems).filter { line in !benign.contains { line.contains($0) } }
+                #expect(problems.isEmpty, "Home Assistant logged problems with the node's entities:\n\(problems.joined(separator: "\n"))")
+                await ha.stop()
+            }
         }
-        let discoveryTook = ContinuousClock.now - nodeStarted
-        let missing = baseEntities.values.filter { seen[$0] == nil || stateText(seen[$0]) == "unavailable" }.sorted()
-        try #require(
-            discovered,
-            "missing or unavailable: \(missing); Home Assistant problems:\n\(ha.problems.joined(separator: "\n"))\nnode log:\n\(process.log.suffix(3000))")
-        print("[ha-e2e] discovery: node start → first entity \(firstSeen.map(seconds) ?? "?"), all \(baseEntities.count) entities available \(seconds(discoveryTook))")
-
-        // The device and its entity registry entries.
-        let registered = try await ha.deviceEntities()
-        #expect(Set(registered) == Set(baseEntities.values), "device_entities: \(registered.sorted())")
-        #expect(try await ha.render("{{ device_attr(device_id('\(entity("battery"))'), 'name') }}") == deviceName)
-        #expect(try await ha.render("{{ device_attr(device_id('\(entity("battery"))'), 'manufacturer') }}") == "NoiseClock")
-
-        // MARK: Initial states.
-        let noise = try #require(await client.latest(topics.noise) { _ in true }, "no B/noise")
-        let expected: [String: String] = [
-            "charging": "off", "next_alarm": "unknown", "alarm_state": "idle", "ringing": "off", "snooze": "unknown",
-            "dismiss": "unknown", "noise": "off", "noise_sound": "unknown", "sleep_timer": "0", "alarm_event": "unknown",
-            "time_format": "24h", "show_seconds": "off",
-        ]
-        for (key, value) in expected {
-            let state = await ha.waitState(entity(key), is: value)
-            #expect(stateText(state) == value, "\(entity(key))")
-        }
-        let battery = await ha.waitState(entity("battery")) { Double($0["state"]?.stringValue ?? "") == 64 }
-        #expect(Double(stateText(battery)) == 64, "battery from the mocked UPower: \(stateText(battery))")
-        #expect(battery?["attributes"]?["device_class"] == "battery")
-        #expect(battery?["attributes"]?["unit_of_measurement"] == "%")
-        #expect(battery?["attributes"]?["friendly_name"]?.stringValue == "\(deviceName) Battery")
-        let volume = try #require(noise["volume"]?.intValue)
-        #expect(Int(Double(stateText(try await ha.state(entity("noise_volume")))) ?? -1) == volume)
-        #expect(try await ha.state(entity("next_alarm"))?["attributes"]?["device_class"] == "timestamp")
-        let options = try await ha.state(entity("noise_sound"))?["attributes"]?["options"]?.arrayItems?.compactMap(\.stringValue) ?? []
-        #expect(options.contains("Heavy rain") && options.contains("Pink noise"), "select options \(options)")
-
-        // MARK: Battery changes follow (charging).
-        try await upower.set(percentage: 81.5, state: 1)
-        #expect(Double(stateText(await ha.waitState(entity("battery")) { Double($0["state"]?.stringValue ?? "") == 81.5 })) == 81.5)
-        #expect(stateText(await ha.waitState(entity("charging"), is: "on")) == "on")
-
-        // MARK: The select plays a sound: B/noise shows it, the sink fills with sound.
-        try await ha.callService("select", "select_option", ["entity_id": .string(entity("noise_sound")), "option": "Pink noise"])
-        let playing = await client.latest(topics.noise) { $0["playing"] == true }
-        #expect(playing?["sounds"]?.arrayItems?.first?["id"] == "pink-noise", "B/noise \(playing?.serialized ?? "none")")
-        #expect(stateText(await ha.waitState(entity("noise_sound"), is: "Pink noise")) == "Pink noise")
-        #expect(stateText(await ha.waitState(entity("noise"), is: "on")) == "on")
-        #expect(await eventually(timeout: .seconds(5)) { fileSize(sink) > 176_400 }, "the sink got less than 1 s of audio")
-        try await Task.sleep(for: .seconds(1))
-        let grown = fileSize(sink)
-        try await Task.sleep(for: .seconds(1))
-        #expect(fileSize(sink) > grown, "the sink stopped growing while noise plays")
-        let audio = samples(sink)
-        let loudness = rms(audio.suffix(44_100))
-        #expect(loudness > 50, "the last 0.5 s of the sink is silent (RMS \(loudness))")
-        print("[ha-e2e] select → Pink noise: sink \(fileSize(sink)) bytes, RMS of the last 0.5 s \(Int(loudness))")
-
-        // MARK: The volume number.
-        try await ha.callService("number", "set_value", ["entity_id": .string(entity("noise_volume")), "value": 35])
-        #expect(await client.latest(topics.noise) { $0["volume"] == 35 }?["volume"] == 35)
-        #expect(Double(stateText(await ha.waitState(entity("noise_volume")) { Double($0["state"]?.stringValue ?? "") == 35 })) == 35)
-
-        // MARK: The sleep timer number: minutes left, 0 cancels.
-        try await ha.callService("number", "set_value", ["entity_id": .string(entity("sleep_timer")), "value": 30])
-        let timed = await client.latest(topics.noise) { $0["sleep_timer_ends_at"]?.stringValue != nil }
-        #expect(timed?["sleep_timer_ends_at"]?.stringValue != nil)
-        let minutes = await ha.waitState(entity("sleep_timer")) { (29...30).contains(Double($0["state"]?.stringValue ?? "") ?? -1) }
-        #expect((29...30).contains(Double(stateText(minutes)) ?? -1), "sleep timer \(stateText(minutes))")
-        try await ha.callService("number", "set_value", ["entity_id": .string(entity("sleep_timer")), "value": 0])
-        #expect(await client.latest(topics.noise) { $0["sleep_timer_ends_at"] == .null } != nil)
-        #expect(stateText(await ha.waitState(entity("sleep_timer"), is: "0")) == "0")
-
-        // MARK: The noise switch.
-        try await ha.callService("switch", "turn_off", ["entity_id": .string(entity("noise"))])
-        #expect(await client.latest(topics.noise) { $0["playing"] == false } != nil)
-        #expect(stateText(await ha.waitState(entity("noise"), is: "off")) == "off")
-        #expect(stateText(await ha.waitState(entity("noise_sound"), is: "unknown")) == "unknown")
-
-        // MARK: Settings: time format select, show seconds switch.
-        try await ha.callService("select", "select_option", ["entity_id": .string(entity("time_format")), "option": "12h"])
-        #expect(await client.latest(topics.settings) { $0["time_format"] == "12h" } != nil)
-        #expect(stateText(await ha.waitState(entity("time_format"), is: "12h")) == "12h")
-        try await ha.callService("switch", "turn_on", ["entity_id": .string(entity("show_seconds"))])
-        #expect(await client.latest(topics.settings) { $0["show_seconds"] == true } != nil)
-        #expect(stateText(await ha.waitState(entity("show_seconds"), is: "on")) == "on")
-
-        // MARK: An alarm added over MQTT: its switch appears, the next alarm is its fires_at in UTC.
-        let berlin = DateFormatter()
-        berlin.locale = Locale(identifier: "en_US_POSIX")
-        berlin.timeZone = TimeZone(identifier: "Europe/Berlin")
-        berlin.dateFormat = "HH:mm"
-        let time = berlin.string(from: clock.now.addingTimeInterval(120))
-        let added = try await client.request(
-            topics, "alarm/add", #"{"time":"\#(time)","label":"\#(alarmLabel)","snooze_min":5,"fade_in_s":1,"volume":100}"#)
-        try #require(added["status"] == "ok", "alarm/add: \(added.serialized)")
-        let alarmID = try #require(added["data"]?["id"]?.stringValue)
-        let next = try #require(await client.latest(topics.alarmNext) { $0["id"]?.stringValue == alarmID }, "B/alarm/next")
-        let firesAt = try #require(next["fires_at"]?.stringValue)
-        let expectedUTC = try #require(homeAssistantUTC(firesAt))
-        let nextAlarm = await ha.waitState(entity("next_alarm"), is: expectedUTC)
-        #expect(stateText(nextAlarm) == expectedUTC, "node fires_at \(firesAt)")
-        #expect(nextAlarm?["attributes"]?["alarm_id"]?.stringValue == alarmID)
-        #expect(nextAlarm?["attributes"]?["label"] == .string(alarmLabel))
-        #expect(stateText(await ha.waitState(alarmSwitch, is: "on")) == "on")
-        #expect(try await ha.deviceEntities().contains(alarmSwitch))
-        print("[ha-e2e] alarm \(alarmID) at \(time): node fires_at \(firesAt), Home Assistant next alarm \(stateText(nextAlarm))")
-
-        // MARK: The alarm rings (the node's clock jumps to 2 s before it); Snooze in Home Assistant snoozes it.
-        let fireDate = try #require(ISO8601DateFormatter().date(from: firesAt))
-        try clock.jump(by: fireDate.timeIntervalSince(clock.now) - 2)
-        let ringing = await ha.waitState(entity("alarm_state"), timeout: .seconds(15), is: "ringing")
-        #expect(stateText(ringing) == "ringing", "node log:\n\(process.log.suffix(2000))")
-        #expect(ringing?["attributes"]?["alarm_id"]?.stringValue == alarmID)
-        #expect(stateText(await ha.waitState(entity("ringing"), is: "on")) == "on")
-        let ringEvent = await ha.waitState(entity("alarm_event")) { $0["attributes"]?["event_type"] == "alarm_ringing" }
-        #expect(ringEvent?["attributes"]?["event_type"] == "alarm_ringing", "event entity \(ringEvent?.serialized ?? "none")")
-        #expect(ringEvent?["attributes"]?["alarm_id"]?.stringValue == alarmID)
-
-        let pressed = ContinuousClock.now
-        try await ha.callService("button", "press", ["entity_id": .string(entity("snooze"))])
-        let snoozed = await client.latest(topics.alarmState) { $0["state"] == "snoozed" }
-        let snoozeTook = ContinuousClock.now - pressed
-        #expect(snoozed?["state"] == "snoozed", "B/alarm/state \(client.latest(topics.alarmState)?.serialized ?? "none")")
-        #expect(snoozed?["alarm_id"]?.stringValue == alarmID)
-        let haSnoozed = await ha.waitState(entity("alarm_state"), is: "snoozed")
-        #expect(stateText(haSnoozed) == "snoozed")
-        #expect(haSnoozed?["attributes"]?["snooze_count"] == 1)
-        #expect(haSnoozed?["attributes"]?["snoozed_until"]?.stringValue != nil)
-        #expect(stateText(await ha.waitState(entity("ringing"), is: "off")) == "off")
-        #expect(stateText(try await ha.state(entity("snooze"))) != "unknown", "the button keeps the time it was pressed")
-        let snoozeEvent = await ha.waitState(entity("alarm_event")) { $0["attributes"]?["event_type"] == "alarm_snoozed" }
-        #expect(snoozeEvent?["attributes"]?["event_type"] == "alarm_snoozed")
-        print("[ha-e2e] button.press Snooze → B/alarm/state snoozed in \(seconds(snoozeTook))")
-
-        // Dismiss cancels the pending snooze.
-        try await ha.callService("button", "press", ["entity_id": .string(entity("dismiss"))])
-        #expect(await client.latest(topics.alarmState) { $0["state"] == "idle" }?["state"] == "idle")
-        #expect(stateText(await ha.waitState(entity("alarm_state"), is: "idle")) == "idle")
-
-        // MARK: The alarm's switch turns it on and off (B/alarms enabled), and the next alarm follows.
-        func enabled(_ alarms: JSONValue) -> Bool? {
-            alarms.arrayItems?.first { $0["id"]?.stringValue == alarmID }?["enabled"]?.boolValue
-        }
-        try await ha.callService("switch", "turn_on", ["entity_id": .string(alarmSwitch)])
-        #expect(await client.latest(topics.alarms) { enabled($0) == true }.flatMap(enabled) == true)
-        #expect(stateText(await ha.waitState(alarmSwitch, is: "on")) == "on")
-        let rearmed = await ha.waitState(entity("next_alarm")) { ($0["state"]?.stringValue ?? "").hasSuffix("+00:00") }
-        #expect(stateText(rearmed).hasSuffix("+00:00"), "next alarm once enabled again: \(stateText(rearmed))")
-        try await ha.callService("switch", "turn_off", ["entity_id": .string(alarmSwitch)])
-        let disabled = await client.latest(topics.alarms) { enabled($0) == false }
-        #expect(disabled.flatMap(enabled) == false, "B/alarms \(client.latest(topics.alarms)?.serialized ?? "none")")
-        #expect(stateText(await ha.waitState(alarmSwitch, is: "off")) == "off")
-        #expect(stateText(await ha.waitState(entity("next_alarm"), is: "unknown")) == "unknown")
-
-        // MARK: Deleting the alarm over MQTT removes its switch from the states and the entity registry.
-        let deleted = try await client.request(topics, "alarm/delete", #"{"id":"\#(alarmID)"}"#)
-        #expect(deleted["status"] == "ok")
-        #expect(await eventually(timeout: .seconds(10)) { (try? await ha.request("GET", "/api/states/\(alarmSwitch)"))?.status == 404 },
-                "\(alarmSwitch) still in /api/states")
-        #expect(try await ha.deviceEntities().contains(alarmSwitch) == false, "\(alarmSwitch) still in the entity registry")
-
-        // Noise on again (the last mix) so that the restart below has something playing to restore.
-        try await ha.callService("switch", "turn_on", ["entity_id": .string(entity("noise"))])
-        #expect(stateText(await ha.waitState(entity("noise_sound"), is: "Pink noise")) == "Pink noise")
-        #expect(Double(stateText(try await ha.state(entity("noise_volume")))) == 35)
-
-        // MARK: Home Assistant restarts: every entity comes back with its state; the node answered the birth message.
-        try await Task.sleep(for: .milliseconds(500))
-        let before = try await ha.nodeStates()
-        #expect(await ha.stop() == 0, "Home Assistant did not stop cleanly")
-        let registry = ha.storage("core.entity_registry")?["data"]
-        let uniqueID = "noiseclock_\(node.nodeID)_alarm_\(alarmID)"
-        #expect(registry?["entities"]?.arrayItems?.contains { $0["unique_id"]?.stringValue == uniqueID } == false)
-        #expect(registry?["deleted_entities"]?.arrayItems?.contains { $0["unique_id"]?.stringValue == uniqueID } == true)
-        let problemsBeforeRestart = ha.problems
-
-        client.clear()
-        let restarted = ContinuousClock.now
-        try await ha.start()
-        let apiBack = ContinuousClock.now - restarted
-        var after: [String: JSONValue] = [:]
-        let restored = await eventually(timeout: .seconds(30)) {
-            after = (try? await ha.nodeStates()) ?? [:]
-            return before.allSatisfy { id, state in stateText(after[id]) == stateText(state) }
-        }
-        let restoreTook = ContinuousClock.now - restarted
-        let differing = before.keys.sorted().filter { stateText(after[$0]) != stateText(before[$0]) }
-            .map { "\($0): \(stateText(before[$0])) → \(stateText(after[$0]))" }
-        #expect(restored, "states after the restart differ: \(differing)")
-        #expect(Set(after.keys) == Set(baseEntities.values))
-        print("[ha-e2e] Home Assistant restart: API back in \(seconds(apiBack)), every entity with its state in \(seconds(restoreTook))")
-
-        // The birth message (`online` on homeassistant/status) made the node publish its discovery again.
-        let birth = await client.waitFor("homeassistant/status") { $0.text == "online" }
-        #expect(birth != nil, "no birth message from Home Assistant")
-        let republished = await eventually {
-            let messages = client.messages.filter { $0.topic == "homeassistant/status" || $0.topic == configTopic }
-            guard let online = messages.firstIndex(where: { $0.topic == "homeassistant/status" && $0.text == "online" }) else { return false }
-            return messages[online...].contains { $0.topic == configTopic }
-        }
-        #expect(republished, "the node did not publish its discovery again after Home Assistant's birth message")
-        #expect(process.log.contains("Home Assistant announced itself"), "node log has no announcement line")
-
-        // MARK: The node stops: Home Assistant marks its entities unavailable (B/availability offline).
-        process.signal(SIGTERM)
-        #expect(await process.waitForExit(timeout: .seconds(5)) == 0)
-        let unavailable = await eventually(timeout: .seconds(10)) {
-            let states = (try? await ha.nodeStates()) ?? [:]
-            return !states.isEmpty && states.values.allSatisfy { stateText($0) == "unavailable" }
-        }
-        #expect(unavailable, "entities still available after the node stopped")
-
-        // MARK: Report.
-        let entityIDs = try await ha.deviceEntities().sorted()
-        print("[ha-e2e] entity ids Home Assistant created (\(entityIDs.count) + \(alarmSwitch), removed with its alarm):")
-        for id in entityIDs { print("[ha-e2e]   \(id)") }
-        // Home Assistant's own start-up notes on this machine are not about the node.
-        let benign = ["Skipping pip installation", "zlib_ng and isal are not available", "libturbojpeg"]
-        let problems = (problemsBeforeRestart + ha.problems).filter { line in !benign.contains { line.contains($0) } }
-        #expect(problems.isEmpty, "Home Assistant logged problems with the node's entities:\n\(problems.joined(separator: "\n"))")
-        await ha.stop()
-        await client.stop()
     }
 }

@@ -52,37 +52,37 @@ struct DeployTests {
             #expect(made.code == 0, "\(made.output)")
             first = false
         }
-        let broker = try await Broker(listeners: """
+        let listeners = """
             listener {port} 127.0.0.1
             allow_anonymous false
             password_file \(passwords)
             acl_file \(checkout)/deploy/mosquitto/noiseclock.acl
-            """)
-        let node = try NodeProcess(port: broker.port, nodeID: "bedroom", environment: [
-            "NOISECLOCK_MQTT_USERNAME": "bedroom", "NOISECLOCK_MQTT_PASSWORD": "pw-bedroom",
-        ])
-        let ha = try await TestClient(
-            port: broker.port, subscriptions: ["noiseclock/#", "homeassistant/#"], username: "homeassistant", password: "pw-ha")
-        let process = try node.start()
-        #expect(await ha.waitFor(node.topics.availability) { $0.text == "online" } != nil, "log:\n\(process.log)")
-        #expect(await ha.waitFor("homeassistant/device/bedroom/config") != nil, "discovery is allowed")
-        let ping = try await ha.request(node.topics, "ping")
-        #expect(ping["status"] == "ok")
+            """
+        try await withBroker(listeners: listeners) { broker in
+            // Home Assistant's login watches; the node logs in as its id.
+            try await withNode(
+                on: broker, nodeID: "bedroom",
+                environment: ["NOISECLOCK_MQTT_USERNAME": "bedroom", "NOISECLOCK_MQTT_PASSWORD": "pw-bedroom"],
+                subscriptions: { _ in ["noiseclock/#", "homeassistant/#"] }, username: "homeassistant", password: "pw-ha"
+            ) { node, process, ha in
+                #expect(await ha.waitFor(node.topics.availability) { $0.text == "online" } != nil, "log:\n\(process.log)")
+                #expect(await ha.waitFor("homeassistant/device/bedroom/config") != nil, "discovery is allowed")
+                let ping = try await ha.request(node.topics, "ping")
+                #expect(ping["status"] == "ok")
 
-        // The node's credentials cannot reach into another node's topics.
-        let intruder = try await TestClient(
-            port: broker.port, subscriptions: ["noiseclock/bedroom/response/#"], username: "bedroom", password: "pw-bedroom")
-        ha.clear()
-        intruder.publish("noiseclock/kitchen/cmd/dismiss", "PRESS")
-        intruder.publish("noiseclock/kitchen/alarms", "[]", retain: true)
-        intruder.publish("noiseclock/bedroom/probe", "mine")
-        #expect(await ha.waitFor("noiseclock/bedroom/probe", timeout: .seconds(3)) != nil)
-        #expect(ha.messages(on: "noiseclock/kitchen/cmd/dismiss").isEmpty)
-        #expect(ha.messages(on: "noiseclock/kitchen/alarms").isEmpty)
-
-        process.signal(SIGTERM)
-        _ = await process.waitForExit(timeout: .seconds(3))
-        await intruder.stop()
-        await ha.stop()
+                // The node's credentials cannot reach into another node's topics.
+                try await withClient(
+                    port: broker.port, subscriptions: ["noiseclock/bedroom/response/#"], username: "bedroom", password: "pw-bedroom"
+                ) { intruder in
+                    ha.clear()
+                    intruder.publish("noiseclock/kitchen/cmd/dismiss", "PRESS")
+                    intruder.publish("noiseclock/kitchen/alarms", "[]", retain: true)
+                    intruder.publish("noiseclock/bedroom/probe", "mine")
+                    #expect(await ha.waitFor("noiseclock/bedroom/probe", timeout: .seconds(3)) != nil)
+                    #expect(ha.messages(on: "noiseclock/kitchen/cmd/dismiss").isEmpty)
+                    #expect(ha.messages(on: "noiseclock/kitchen/alarms").isEmpty)
+                }
+            }
+        }
     }
 }

@@ -7,57 +7,47 @@ import Testing
 struct DiscoveryTests {
     @Test("discovery is retained at start; online on homeassistant/status brings it and every retained state again")
     func birthRepublishes() async throws {
-        let broker = try await Broker()
-        let node = try NodeProcess(port: broker.port, environment: ["NOISECLOCK_NODE_NAME": "Guest room"])
-        let configTopic = "homeassistant/device/\(node.nodeID)/config"
-        let process = try node.start()
-        let first = try await TestClient(port: broker.port, subscriptions: [node.topics.availability])
-        _ = await first.waitFor(node.topics.availability) { $0.text == "online" }
-        await first.stop()
+        try await withNode(environment: ["NOISECLOCK_NODE_NAME": "Guest room"], subscriptions: { [$0.availability] }) { node, _, _ in
+            let configTopic = "homeassistant/device/\(node.nodeID)/config"
+            // Subscribed once the node is online: everything it published comes from the broker's retained copies.
+            try await withClient(port: node.port, subscriptions: ["\(node.topics.node)/#", "homeassistant/device/#"]) { watcher in
+                let retained = await watcher.waitFor(configTopic)
+                #expect(retained?.retain == true)
+                let discovery = try #require(retained.flatMap { try? JSONValue.parse($0.payload) })
+                #expect(discovery.objectValue?["dev"]?.objectValue?["name"] == "Guest room")
+                for topic in [node.topics.status, node.topics.alarms, node.topics.alarmNext, node.topics.noise] {
+                    #expect(await watcher.waitFor(topic) != nil, "no retained \(topic)")
+                }
 
-        let watcher = try await TestClient(port: broker.port, subscriptions: ["\(node.topics.node)/#", "homeassistant/device/#"])
-        let retained = await watcher.waitFor(configTopic)
-        #expect(retained?.retain == true)
-        let discovery = try #require(retained.flatMap { try? JSONValue.parse($0.payload) })
-        #expect(discovery.objectValue?["dev"]?.objectValue?["name"] == "Guest room")
-        for topic in [node.topics.status, node.topics.alarms, node.topics.alarmNext, node.topics.noise] {
-            #expect(await watcher.waitFor(topic) != nil, "no retained \(topic)")
+                watcher.clear()
+                let announced = ContinuousClock.now
+                watcher.publish("homeassistant/status", "online")
+                // A subscriber that is already subscribed gets the re-sent values as live messages.
+                let again = await watcher.waitFor(configTopic, timeout: .seconds(3))
+                #expect(again != nil, "discovery not sent again")
+                for topic in [node.topics.availability, node.topics.status, node.topics.settings, node.topics.clock, node.topics.alarms,
+                              node.topics.alarmNext, node.topics.alarmState, node.topics.noise] {
+                    #expect(await watcher.waitFor(topic, timeout: .seconds(3)) != nil, "\(topic) not sent again")
+                }
+                #expect(ContinuousClock.now - announced < .seconds(3))
+
+                watcher.clear()
+                watcher.publish("homeassistant/status", "offline")
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(watcher.messages(on: configTopic).isEmpty, "offline must not trigger a re-send")
+            }
         }
-
-        watcher.clear()
-        let announced = ContinuousClock.now
-        watcher.publish("homeassistant/status", "online")
-        // A subscriber that is already subscribed gets the re-sent values as live messages.
-        let again = await watcher.waitFor(configTopic, timeout: .seconds(3))
-        #expect(again != nil, "discovery not sent again")
-        for topic in [node.topics.availability, node.topics.status, node.topics.settings, node.topics.clock, node.topics.alarms,
-                      node.topics.alarmNext, node.topics.alarmState, node.topics.noise] {
-            #expect(await watcher.waitFor(topic, timeout: .seconds(3)) != nil, "\(topic) not sent again")
-        }
-        #expect(ContinuousClock.now - announced < .seconds(3))
-
-        watcher.clear()
-        watcher.publish("homeassistant/status", "offline")
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(watcher.messages(on: configTopic).isEmpty, "offline must not trigger a re-send")
-
-        process.signal(SIGTERM)
-        _ = await process.waitForExit(timeout: .seconds(3))
-        await watcher.stop()
     }
 
     @Test("with NOISECLOCK_MQTT_DISCOVERY=false nothing is published under homeassistant/")
     func discoveryOff() async throws {
-        let broker = try await Broker()
-        let node = try NodeProcess(port: broker.port, environment: ["NOISECLOCK_MQTT_DISCOVERY": "false"])
-        let watcher = try await TestClient(port: broker.port, subscriptions: ["homeassistant/#", node.topics.availability])
-        let process = try node.start()
-        #expect(await watcher.waitFor(node.topics.availability) { $0.text == "online" } != nil)
-        watcher.publish("homeassistant/status", "online")
-        try await Task.sleep(for: .milliseconds(700))
-        #expect(watcher.messages.filter { $0.topic.hasPrefix("homeassistant/device/") }.isEmpty)
-        process.signal(SIGTERM)
-        _ = await process.waitForExit(timeout: .seconds(3))
-        await watcher.stop()
+        try await withNode(
+            environment: ["NOISECLOCK_MQTT_DISCOVERY": "false"], subscriptions: { ["homeassistant/#", $0.availability] }
+        ) { node, _, watcher in
+            #expect(await watcher.waitFor(node.topics.availability) { $0.text == "online" } != nil)
+            watcher.publish("homeassistant/status", "online")
+            try await Task.sleep(for: .milliseconds(700))
+            #expect(watcher.messages.filter { $0.topic.hasPrefix("homeassistant/device/") }.isEmpty)
+        }
     }
 }

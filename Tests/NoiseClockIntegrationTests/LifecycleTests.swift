@@ -7,111 +7,92 @@ import Testing
 struct LifecycleTests {
     @Test("a started node is online with every retained state; SIGTERM publishes offline and exits 0 within 2 s")
     func onlineThenCleanStop() async throws {
-        let broker = try await Broker()
-        let node = try NodeProcess(port: broker.port)
-        let watcher = try await TestClient(port: broker.port, subscriptions: ["\(node.topics.node)/#"])
-        let process = try node.start()
+        try await withNode { node, process, watcher in
+            #expect(await watcher.waitFor(node.topics.availability) { $0.text == "online" } != nil)
+            for topic in [node.topics.status, node.topics.settings, node.topics.clock] {
+                #expect(await watcher.waitFor(topic) != nil, "no \(topic)")
+            }
 
-        #expect(await watcher.waitFor(node.topics.availability) { $0.text == "online" } != nil)
-        for topic in [node.topics.status, node.topics.settings, node.topics.clock] {
-            #expect(await watcher.waitFor(topic) != nil, "no \(topic)")
+            watcher.clear()
+            let stopAsked = ContinuousClock.now
+            process.signal(SIGTERM)
+            let code = await process.waitForExit(timeout: .seconds(2))
+            let stopTook = ContinuousClock.now - stopAsked
+            #expect(code == 0, "exit \(String(describing: code)); log:\n\(process.log)")
+            #expect(stopTook < .seconds(2))
+            #expect(await watcher.waitFor(node.topics.availability) { $0.text == "offline" } != nil)
+
+            // A new subscriber sees the retained offline.
+            try await withClient(port: node.port, subscriptions: [node.topics.availability]) { late in
+                let retained = await late.waitFor(node.topics.availability)
+                #expect(retained?.text == "offline")
+                #expect(retained?.retain == true)
+            }
         }
-
-        watcher.clear()
-        let stopAsked = ContinuousClock.now
-        process.signal(SIGTERM)
-        let code = await process.waitForExit(timeout: .seconds(2))
-        let stopTook = ContinuousClock.now - stopAsked
-        #expect(code == 0, "exit \(String(describing: code)); log:\n\(process.log)")
-        #expect(stopTook < .seconds(2))
-        #expect(await watcher.waitFor(node.topics.availability) { $0.text == "offline" } != nil)
-
-        // A new subscriber sees the retained offline.
-        let late = try await TestClient(port: broker.port, subscriptions: [node.topics.availability])
-        let retained = await late.waitFor(node.topics.availability)
-        #expect(retained?.text == "offline")
-        #expect(retained?.retain == true)
-        await watcher.stop()
-        await late.stop()
     }
 
     @Test("kill -9 leaves the broker to publish the will: offline")
     func killNineTriggersWill() async throws {
-        let broker = try await Broker()
-        let node = try NodeProcess(port: broker.port)
-        let watcher = try await TestClient(port: broker.port, subscriptions: [node.topics.availability])
-        let process = try node.start()
-        #expect(await watcher.waitFor(node.topics.availability) { $0.text == "online" } != nil)
-        process.signal(SIGKILL)
-        _ = await process.waitForExit(timeout: .seconds(5))
-        let offline = await watcher.waitFor(node.topics.availability, timeout: .seconds(10)) { $0.text == "offline" }
-        #expect(offline != nil, "the broker did not publish the will")
-        await watcher.stop()
+        try await withNode(subscriptions: { [$0.availability] }) { node, process, watcher in
+            #expect(await watcher.waitFor(node.topics.availability) { $0.text == "online" } != nil)
+            process.signal(SIGKILL)
+            _ = await process.waitForExit(timeout: .seconds(5))
+            let offline = await watcher.waitFor(node.topics.availability, timeout: .seconds(10)) { $0.text == "offline" }
+            #expect(offline != nil, "the broker did not publish the will")
+        }
     }
 
     @Test("the retained clock state carries the SPEC fields in the configured zone")
     func retainedClock() async throws {
-        let broker = try await Broker()
-        let node = try NodeProcess(port: broker.port, environment: ["NOISECLOCK_CLOCK_TIMEZONE": "Asia/Kolkata"])
-        let early = try await TestClient(port: broker.port, subscriptions: [node.topics.clock])
-        let process = try node.start()
-        #expect(await early.waitFor(node.topics.clock) != nil)
-        // A subscriber that comes later gets the clock from the broker's retained copy.
-        let watcher = try await TestClient(port: broker.port, subscriptions: [node.topics.clock])
-        let message = try #require(await watcher.waitFor(node.topics.clock))
-        #expect(message.retain == true)
-        let clock = try JSONValue.parse(message.payload)
-        #expect(clock["timezone"] == "Asia/Kolkata")
-        #expect(clock["time_format"] == "24h")
-        #expect(clock["show_seconds"] == false)
-        let iso = try #require(clock["iso"]?.stringValue)
-        #expect(iso.hasSuffix("+05:30"))
-        let time = try #require(clock["time"]?.stringValue)
-        // "HH:MM" and the same hour and minute as the ISO time.
-        #expect(time.count == 5)
-        #expect(iso.contains("T\(time):"))
-        #expect(clock["date"]?.stringValue?.isEmpty == false)
-        process.signal(SIGTERM)
-        _ = await process.waitForExit(timeout: .seconds(3))
-        await watcher.stop()
-        await early.stop()
+        try await withNode(environment: ["NOISECLOCK_CLOCK_TIMEZONE": "Asia/Kolkata"], subscriptions: { [$0.clock] }) { node, _, early in
+            #expect(await early.waitFor(node.topics.clock) != nil)
+            // A subscriber that comes later gets the clock from the broker's retained copy.
+            try await withClient(port: node.port, subscriptions: [node.topics.clock]) { watcher in
+                let message = try #require(await watcher.waitFor(node.topics.clock))
+                #expect(message.retain == true)
+                let clock = try JSONValue.parse(message.payload)
+                #expect(clock["timezone"] == "Asia/Kolkata")
+                #expect(clock["time_format"] == "24h")
+                #expect(clock["show_seconds"] == false)
+                let iso = try #require(clock["iso"]?.stringValue)
+                #expect(iso.hasSuffix("+05:30"))
+                let time = try #require(clock["time"]?.stringValue)
+                // "HH:MM" and the same hour and minute as the ISO time.
+                #expect(time.count == 5)
+                #expect(iso.contains("T\(time):"))
+                #expect(clock["date"]?.stringValue?.isEmpty == false)
+            }
+        }
     }
 
     @Test("a retained command waiting at the broker is not acted on when the node starts")
     func staleRetainedCommandIgnored() async throws {
-        let broker = try await Broker()
-        let node = try NodeProcess(port: broker.port)
-        let sender = try await TestClient(port: broker.port, subscriptions: ["\(node.topics.node)/#"])
-        sender.publish(node.topics.command("settings"), #"{"time_format":"12h"}"#, retain: true)
-        try await Task.sleep(for: .milliseconds(200))
-        let process = try node.start()
-        let settings = try #require(await sender.waitFor(node.topics.settings))
-        // Give the node time to (wrongly) act on the retained command.
-        let ping = try await sender.request(node.topics, "ping")
-        #expect(ping["status"] == "ok")
-        #expect(try JSONValue.parse(settings.payload)["time_format"] == "24h")
-        #expect(sender.messages(on: node.topics.response("settings")).isEmpty)
-        #expect(sender.messages(on: node.topics.settings).allSatisfy { (try? JSONValue.parse($0.payload)["time_format"]) == "24h" })
-        process.signal(SIGTERM)
-        _ = await process.waitForExit(timeout: .seconds(3))
-        await sender.stop()
+        try await withUnstartedNode { node, sender in
+            sender.publish(node.topics.command("settings"), #"{"time_format":"12h"}"#, retain: true)
+            try await Task.sleep(for: .milliseconds(200))
+            try node.start()
+            let settings = try #require(await sender.waitFor(node.topics.settings))
+            // Give the node time to (wrongly) act on the retained command.
+            let ping = try await sender.request(node.topics, "ping")
+            #expect(ping["status"] == "ok")
+            #expect(try JSONValue.parse(settings.payload)["time_format"] == "24h")
+            #expect(sender.messages(on: node.topics.response("settings")).isEmpty)
+            #expect(sender.messages(on: node.topics.settings).allSatisfy { (try? JSONValue.parse($0.payload)["time_format"]) == "24h" })
+        }
     }
 
     @Test("a command sent the moment online is seen is answered (subscriptions go out before online)")
     func commandRightAfterOnline() async throws {
-        let broker = try await Broker()
-        let node = try NodeProcess(port: broker.port)
-        let client = try await TestClient(port: broker.port, subscriptions: [node.topics.availability, node.topics.response("ping")])
-        for attempt in 1...5 {
-            client.clear()
-            let process = try node.start()
-            _ = await client.waitFor(node.topics.availability, timeout: .seconds(10)) { $0.text == "online" && !$0.retain }
-            client.publish(node.topics.command("ping"), "")
-            let answer = await client.waitFor(node.topics.response("ping"), timeout: .seconds(3))
-            #expect(answer != nil, "attempt \(attempt): the ping sent right after online was lost")
-            process.signal(SIGTERM)
-            _ = await process.waitForExit(timeout: .seconds(3))
+        try await withUnstartedNode(subscriptions: { [$0.availability, $0.response("ping")] }) { node, client in
+            for attempt in 1...5 {
+                client.clear()
+                let process = try await node.startOnline(seenBy: client, timeout: .seconds(10))
+                client.publish(node.topics.command("ping"), "")
+                let answer = await client.waitFor(node.topics.response("ping"), timeout: .seconds(3))
+                #expect(answer != nil, "attempt \(attempt): the ping sent right after online was lost")
+                process.signal(SIGTERM)
+                _ = await process.waitForExit(timeout: .seconds(3))
+            }
         }
-        await client.stop()
     }
 }

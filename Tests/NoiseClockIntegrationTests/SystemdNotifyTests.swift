@@ -65,53 +65,49 @@ struct SystemdNotifyTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socket = try NotifySocket(path: "\(directory)/notify.sock")
         defer { socket.stop() }
-        let broker = try await Broker()
-        let node = try NodeProcess(port: broker.port, environment: [
-            "NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "600000",
-        ])
-        let watcher = try await TestClient(port: broker.port, subscriptions: ["\(node.topics.node)/#"])
-        let process = try node.start()
+        // Not withNode, which waits for online: here READY=1 is checked first.
+        try await withUnstartedNode(environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "600000"]) { node, watcher in
+            let process = try node.start()
 
-        #expect(await eventually { socket.messages.contains { $0.hasPrefix("READY=1") } }, "\(socket.messages)")
-        let ready = try #require(socket.messages.first { $0.hasPrefix("READY=1") })
-        #expect(ready.contains("STATUS=connected to 127.0.0.1:\(broker.port)"))
-        #expect(socket.messages.first?.hasPrefix("STATUS=connecting") == true, "\(socket.messages)")
-        // Ready means online and the retained state went to the broker already (the watcher gets
-        // them a moment later, through the broker).
-        #expect(await watcher.waitFor(node.topics.availability, timeout: .seconds(2)) { $0.text == "online" } != nil)
-        #expect(await watcher.waitFor(node.topics.status, timeout: .seconds(2)) != nil)
+            #expect(await eventually { socket.messages.contains { $0.hasPrefix("READY=1") } }, "\(socket.messages)")
+            let ready = try #require(socket.messages.first { $0.hasPrefix("READY=1") })
+            #expect(ready.contains("STATUS=connected to 127.0.0.1:\(node.port)"))
+            #expect(socket.messages.first?.hasPrefix("STATUS=connecting") == true, "\(socket.messages)")
+            // Ready means online and the retained state went to the broker already (the watcher gets
+            // them a moment later, through the broker).
+            #expect(await watcher.waitFor(node.topics.availability, timeout: .seconds(2)) { $0.text == "online" } != nil)
+            #expect(await watcher.waitFor(node.topics.status, timeout: .seconds(2)) != nil)
 
-        // Half of 0.6 s: about every 0.3 s, so 4 to 6 in a window of 1.5 s.
-        let window = ContinuousClock.now
-        try await Task.sleep(for: .seconds(1.5))
-        let end = ContinuousClock.now
-        let pings = socket.received.withLock { $0.filter { $0.text == "WATCHDOG=1" && $0.at >= window && $0.at <= end }.map(\.at) }
-        #expect(pings.count >= 3 && pings.count <= 7, "\(pings.count) watchdog pings in 1.5 s")
-        let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
-        #expect(gaps.allSatisfy { $0 < .milliseconds(600) }, "\(gaps)")
+            // Half of 0.6 s: about every 0.3 s, so 4 to 6 in a window of 1.5 s.
+            let window = ContinuousClock.now
+            try await Task.sleep(for: .seconds(1.5))
+            let end = ContinuousClock.now
+            let pings = socket.received.withLock { $0.filter { $0.text == "WATCHDOG=1" && $0.at >= window && $0.at <= end }.map(\.at) }
+            #expect(pings.count >= 3 && pings.count <= 7, "\(pings.count) watchdog pings in 1.5 s")
+            let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
+            #expect(gaps.allSatisfy { $0 < .milliseconds(600) }, "\(gaps)")
 
-        process.signal(SIGTERM)
-        #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
-        #expect(socket.messages.contains { $0.hasPrefix("STOPPING=1") })
-        await watcher.stop()
+            process.signal(SIGTERM)
+            #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+            #expect(socket.messages.contains { $0.hasPrefix("STOPPING=1") })
+        }
     }
 
     @Test("an abstract socket (@name) works too; a broker that is away shows in STATUS and READY waits for it")
     func abstractSocketAndNoBroker() async throws {
         let socket = try NotifySocket(path: "@noiseclock-test-\(UUID().uuidString.prefix(8))")
         defer { socket.stop() }
-        let broker = try await Broker()
-        await broker.kill()
-        let port = broker.port
-        let node = try NodeProcess(port: port, environment: ["NOTIFY_SOCKET": socket.path])
-        let process = try node.start()
-        #expect(await eventually { socket.messages.contains { $0.hasPrefix("STATUS=connecting to 127.0.0.1:\(port)") } })
-        try await Task.sleep(for: .seconds(1))
-        #expect(!socket.messages.contains { $0.hasPrefix("READY=1") }, "ready without a broker")
-        try await broker.start()
-        #expect(await eventually(timeout: .seconds(10)) { socket.messages.contains { $0.hasPrefix("READY=1") } })
-        process.signal(SIGTERM)
-        _ = await process.waitForExit(timeout: .seconds(3))
-        await broker.kill()
+        try await withBroker { broker in
+            await broker.kill()
+            let port = broker.port
+            try await withStopping(NodeProcess(port: port, environment: ["NOTIFY_SOCKET": socket.path])) { node in
+                try node.start()
+                #expect(await eventually { socket.messages.contains { $0.hasPrefix("STATUS=connecting to 127.0.0.1:\(port)") } })
+                try await Task.sleep(for: .seconds(1))
+                #expect(!socket.messages.contains { $0.hasPrefix("READY=1") }, "ready without a broker")
+                try await broker.start()
+                #expect(await eventually(timeout: .seconds(10)) { socket.messages.contains { $0.hasPrefix("READY=1") } })
+            }
+        }
     }
 }

@@ -17,15 +17,20 @@ public enum NoiseClockBinary {
 public final class NodeProcess: @unchecked Sendable {
     // @unchecked Sendable: `process` is replaced only by `start`, called from the owning test.
     public let nodeID: String
+    /// The broker's port on 127.0.0.1.
+    public let port: Int
     public let stateDirectory: String
     public let environment: [String: String]
     public let topics: Topics
     public private(set) var process: ChildProcess?
     private let configFile: String
 
-    public init(port: Int, nodeID: String = "node-\(UUID().uuidString.prefix(6).lowercased())", stateDirectory: String? = nil,
+    /// `nodeID` nil: a random `node-xxxxxx`.
+    public init(port: Int, nodeID: String? = nil, stateDirectory: String? = nil,
          environment: [String: String] = [:], configuration: String = "") throws {
+        let nodeID = nodeID ?? "node-\(UUID().uuidString.prefix(6).lowercased())"
         self.nodeID = nodeID
+        self.port = port
         self.stateDirectory = try stateDirectory ?? makeTemporaryDirectory("state")
         self.environment = [
             "NOISECLOCK_MQTT_PORT": "\(port)", "NOISECLOCK_NODE_ID": nodeID, "NOISECLOCK_STATE_DIR": self.stateDirectory,
