@@ -3,13 +3,30 @@ import NoiseClockAudio
 import NoiseClockCore
 import NoiseClockMQTT
 
-/// Publishes the node's retained state topics and its events.
+/// Emits the node's retained states and its events into the `StateHub`, whose subscribers (the
+/// MQTT publisher first) carry them to their transports.
 public struct StatePublisher: Sendable {
-    public let transport: any MQTTTransport
+    public let hub: StateHub
     public let topics: Topics
     public let settings: SettingsModel
     public let status: NodeStatus
     public let clock: NodeClock
+
+    public init(hub: StateHub, topics: Topics, settings: SettingsModel, status: NodeStatus, clock: NodeClock) {
+        self.hub = hub
+        self.topics = topics
+        self.settings = settings
+        self.status = status
+        self.clock = clock
+    }
+
+    /// A publisher whose hub has `transport` as its MQTT subscriber (what the node and the
+    /// service tests use).
+    public init(transport: any MQTTTransport, topics: Topics, settings: SettingsModel, status: NodeStatus, clock: NodeClock) {
+        let hub = StateHub()
+        hub.subscribe(MQTTStatePublisher(transport: transport, topics: topics).handle)
+        self.init(hub: hub, topics: topics, settings: settings, status: status, clock: clock)
+    }
 
     public func clockFace() -> ClockFace {
         ClockFace(settings: settings.current, systemZone: clock.systemTimeZone())
@@ -62,11 +79,35 @@ public struct StatePublisher: Sendable {
         var members = details
         members["event"] = .string(name)
         members["at"] = .string(ISOTime.string(clock.now(), in: timeZone()))
-        transport.publish(MQTTMessage(topic: topics.event, payload: JSONValue.object(members).serializedBytes, qos: 1))
+        hub.emit(.object(members))
     }
 
+    /// `topic` is the full MQTT topic (`B/clock`); the hub keys states by the part after `B/`.
     private func publishRetained(_ topic: String, _ value: JSONValue) {
-        transport.publish(MQTTMessage(topic: topic, payload: value.serializedBytes, qos: 1, retain: true))
+        let prefix = topics.node + "/"
+        hub.publish(topic.hasPrefix(prefix) ? String(topic.dropFirst(prefix.count)) : topic, value)
+    }
+}
+
+/// The hub's MQTT subscriber: each retained state to `B/<topic>` (retained, QoS 1), each event
+/// to `B/event`. The client keeps the latest retained value of each topic and sends it again
+/// after every reconnect.
+public struct MQTTStatePublisher: Sendable {
+    let transport: any MQTTTransport
+    let topics: Topics
+
+    public init(transport: any MQTTTransport, topics: Topics) {
+        self.transport = transport
+        self.topics = topics
+    }
+
+    public func handle(_ change: StateChange) {
+        switch change {
+        case .state(let topic, let value):
+            transport.publish(MQTTMessage(topic: "\(topics.node)/\(topic)", payload: value.serializedBytes, qos: 1, retain: true))
+        case .event(let event):
+            transport.publish(MQTTMessage(topic: topics.event, payload: event.serializedBytes, qos: 1))
+        }
     }
 }
 
