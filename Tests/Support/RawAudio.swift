@@ -13,3 +13,14 @@ public func rms(_ samples: [Int16], from start: Double, to end: Double) -> Doubl
     let window = samples[lower..<upper]
     return (window.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(window.count)).squareRoot()
 }
+
+/// The RMS of each consecutive `window`-second slice of a raw sink file's samples, in order.
+/// Tests that look for a change of level use these instead of wall-clock positions: a sink on a
+/// loaded machine can start late or fall behind, so "second 2 of the file" is not "2 s after the command".
+public func windowedRMS(_ samples: [Int16], window: Double = 0.1) -> [Double] {
+    let count = Int(window * 44_100) * 2
+    guard count > 0 else { return [] }
+    return stride(from: 0, to: samples.count - count + 1, by: count).map { start in
+        rms(samples, from: Double(start) / 88_200, to: Double(start + count) / 88_200)
+    }
+}
