@@ -1,4 +1,3 @@
-import NoiseClockCore
 import Synchronization
 
 /// A change of the node's state as its subscribers see it: a retained state (`topic` relative to

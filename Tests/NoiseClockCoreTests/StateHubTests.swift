@@ -3,7 +3,6 @@ import NoiseClockCore
 import Synchronization
 import Testing
 
-@testable import NoiseClockNode
 
 /// Records what a subscriber of the hub receives.
 private final class Recorder: Sendable {
@@ -70,22 +69,5 @@ struct StateHubTests {
         #expect(gone.received.isEmpty)
         #expect(hub.snapshot.count == 8)
         #expect(hub.snapshot.allSatisfy { $0.value == 199 })
-    }
-
-    @Test("the node's publisher goes through the hub: what MQTT gets is what the hub holds, under B/")
-    func publisherThroughHub() throws {
-        let fixture = try NodeFixture()
-        fixture.node.publisher.publishAll()
-        let hub = fixture.node.publisher.hub
-        #expect(hub.snapshot.map(\.topic) == ["status", "settings", "clock"])
-        for (topic, value) in hub.snapshot {
-            let message = try #require(fixture.transport.published(on: "noiseclock/kitchen/\(topic)").last)
-            #expect(message.retain)
-            #expect(message.json == value)
-        }
-        fixture.node.publisher.publishEvent("battery_low", ["percentage": 9])
-        let event = try #require(fixture.transport.published(on: "noiseclock/kitchen/event").last)
-        #expect(!event.retain)
-        #expect(event.json?["event"] == "battery_low")
     }
 }
