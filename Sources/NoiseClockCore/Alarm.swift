@@ -107,53 +107,6 @@ public struct Alarm: Sendable, Hashable, Identifiable {
             "skip_next": skipNext.map { .string($0) } ?? .null, "next_fire": nextFire.map { .string($0) } ?? .null,
         ]
     }
-
-    /// The fields an `alarm/add` or `alarm/update` may set, each checked and named on error.
-    public static let fields: Set<String> = [
-        "time", "label", "days", "enabled", "sound", "volume", "snooze_min", "fade_in_s", "ring_timeout_min",
-    ]
-
-    /// Applies the fields present in `arguments` to `self`; every value is checked before any is
-    /// applied, and `sound` only for form (the node checks it against the catalog).
-    public func updated(with arguments: CommandArguments) throws(CommandError) -> Alarm {
-        var copy = self
-        if let text = try arguments.string("time") {
-            guard let time = AlarmTime(text) else { throw .invalidField("time", "must be HH:MM (00:00 to 23:59), not \"\(text)\"") }
-            copy.time = time
-        }
-        if let label = try arguments.string("label") {
-            guard !label.isEmpty, label.count <= Self.maximumLabelLength else {
-                throw .invalidField("label", "must be 1 to \(Self.maximumLabelLength) characters")
-            }
-            copy.label = label
-        }
-        if let value = arguments.values["days"] {
-            guard case .array(let items) = value else { throw .invalidField("days", "must be a list such as [\"mon\",\"fri\"]") }
-            var days: Set<Weekday> = []
-            for item in items {
-                guard let name = item.stringValue, let day = Weekday(rawValue: name.lowercased()) else {
-                    throw .invalidField("days", "days are mon, tue, wed, thu, fri, sat, sun; not \(item.serialized)")
-                }
-                days.insert(day)
-            }
-            copy.days = days
-        }
-        if let enabled = try arguments.bool("enabled") { copy.enabled = enabled }
-        if let sound = try arguments.string("sound") {
-            guard !sound.isEmpty else { throw .invalidField("sound", "must name an alarm tone") }
-            copy.sound = sound
-        }
-        if let volume = try arguments.int("volume", in: 0...100) { copy.volume = volume }
-        if let snooze = try arguments.int("snooze_min", in: 1...60) {
-            guard Self.snoozeChoices.contains(snooze) else {
-                throw .invalidField("snooze_min", "must be one of \(Self.snoozeChoices.sorted().map(String.init).joined(separator: ", "))")
-            }
-            copy.snoozeMinutes = snooze
-        }
-        if let fade = try arguments.int("fade_in_s", in: 0...600) { copy.fadeInSeconds = fade }
-        if let timeout = try arguments.int("ring_timeout_min", in: 1...120) { copy.ringTimeoutMinutes = timeout }
-        return copy
-    }
 }
 
 /// When alarms fire: the next occurrence, with SPEC §3's daylight-saving policy.

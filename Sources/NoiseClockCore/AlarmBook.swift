@@ -17,24 +17,19 @@ public struct AlarmBook: Sendable, Hashable {
         return alarm
     }
 
-    /// `alarm/add`: `time` is required; the rest default as SPEC §3 says.
-    public mutating func add(_ arguments: CommandArguments, id: String, defaultSound: String) throws(CommandError) -> Alarm {
-        try arguments.allowOnly(Alarm.fields)
-        guard arguments.has("time") else { throw .invalidField("time", "an alarm needs a time, HH:MM") }
+    /// `alarm/add`: the draft's alarm under `id`, with `defaultSound` unless the draft names one.
+    public mutating func add(_ draft: AlarmDraft, id: String, defaultSound: String) throws(CommandError) -> Alarm {
         guard alarms.count < Alarm.maximumCount else {
             throw CommandError(.conflict, "there are already \(Alarm.maximumCount) alarms", field: "id")
         }
-        let blank = Alarm(id: id, time: .midnight, sound: defaultSound)
-        let alarm = try blank.updated(with: arguments)
+        let alarm = draft.alarm(id: id, defaultSound: defaultSound)
         alarms.append(alarm)
         return alarm
     }
 
-    /// `alarm/update`: the fields present change; `id` names the alarm.
-    public mutating func update(_ arguments: CommandArguments) throws(CommandError) -> Alarm {
-        try arguments.allowOnly(Alarm.fields.union(["id"]))
-        let id = try arguments.requiredString("id", "the id of the alarm to change is required")
-        let updated = try alarm(id).updated(with: arguments)
+    /// `alarm/update`: the fields the patch carries change; its `id` names the alarm.
+    public mutating func update(_ patch: AlarmPatch) throws(CommandError) -> Alarm {
+        let updated = patch.fields.applied(to: try alarm(patch.id))
         replace(updated)
         return updated
     }
@@ -106,33 +101,6 @@ public struct AlarmBook: Sendable, Hashable {
 }
 
 // MARK: Stored form (`alarms.json`)
-
-extension Alarm {
-    /// The alarm as stored: the object of SPEC §3 without `next_fire`.
-    public var stored: JSONValue {
-        guard var members = json(nextFire: nil).objectValue else { return .null }
-        members["next_fire"] = nil
-        return .object(members)
-    }
-
-    /// Reads a stored alarm, checking every field as `alarm/add` would.
-    public init(stored value: JSONValue) throws(CommandError) {
-        let fields = try StoredFields(value, "alarm")
-        var members = fields.values
-        let id = try fields.string("id")
-        let skip = members.removeValue(forKey: "skip_next")
-        members["id"] = nil
-        let blank = Alarm(id: id, time: .midnight, sound: "")
-        self = try blank.updated(with: CommandArguments(members))
-        // Without its time an alarm is damaged, not a 00:00 alarm. (A missing sound is the
-        // default tone, as at ring time a tone that went missing is.)
-        guard members["time"] != nil else { throw .invalidField("time", "is missing from the stored alarm \(id)") }
-        if let skip, skip != .null {
-            guard let date = skip.stringValue else { throw .invalidField("skip_next", "must be a date or null") }
-            skipNext = date
-        }
-    }
-}
 
 extension AlarmBook {
     public var stored: JSONValue {

@@ -286,6 +286,12 @@ struct StoredFields {
         return n
     }
 
+    func int(_ key: String, in range: ClosedRange<Int>) throws(CommandError) -> Int {
+        let n = try int(key)
+        guard range.contains(n) else { throw .invalidField(key, "must be from \(range.lowerBound) to \(range.upperBound), not \(n)") }
+        return n
+    }
+
     func instant(_ key: String) throws(CommandError) -> Date {
         guard case .number(let seconds)? = values[key] else { throw .invalidField(key, "must be seconds since 1970") }
         return Date(timeIntervalSince1970: seconds)

@@ -30,10 +30,14 @@ public final class StateHub: Sendable {
 
     public init() {}
 
-    /// Sets the retained value of `topic` and hands it to every subscriber.
-    public func publish(_ topic: String, _ value: JSONValue) {
+    /// Sets the retained value of `topic` and hands it to every subscriber, unless it equals the
+    /// value already held: retained states go out on change (`always` sends it again anyway, for a
+    /// state that must be refreshed on a schedule, such as `B/battery`).
+    public func publish(_ topic: String, _ value: JSONValue, always: Bool = false) {
         state.withLock { state in
-            if state.latest.updateValue(value, forKey: topic) == nil { state.order.append(topic) }
+            let previous = state.latest.updateValue(value, forKey: topic)
+            if previous == nil { state.order.append(topic) }
+            guard always || previous != value else { return }
             for subscriber in state.subscribers { subscriber.handler(.state(topic: topic, value: value)) }
         }
     }

@@ -11,15 +11,17 @@ public struct Topics: Sendable, Hashable {
     /// `B`, the node's own prefix.
     public var node: String { "\(base)/\(nodeID)" }
     public var availability: String { "\(node)/availability" }
-    public var status: String { "\(node)/status" }
-    public var clock: String { "\(node)/clock" }
-    public var settings: String { "\(node)/settings" }
+    public var status: String { state(StateTopic.status) }
+    public var clock: String { state(StateTopic.clock) }
+    public var settings: String { state(StateTopic.settings) }
     public var event: String { "\(node)/event" }
-    public var battery: String { "\(node)/battery" }
-    public var noise: String { "\(node)/noise" }
-    public var alarms: String { "\(node)/alarms" }
-    public var alarmNext: String { "\(node)/alarm/next" }
-    public var alarmState: String { "\(node)/alarm/state" }
+    /// `B/<topic>` for a retained state's topic relative to `B` (`StateTopic`).
+    public func state(_ topic: String) -> String { "\(node)/\(topic)" }
+    public var battery: String { state(StateTopic.battery) }
+    public var noise: String { state(StateTopic.noise) }
+    public var alarms: String { state(StateTopic.alarms) }
+    public var alarmNext: String { state(StateTopic.alarmNext) }
+    public var alarmState: String { state(StateTopic.alarmState) }
 
     public var commandPrefix: String { "\(node)/cmd/" }
     public var allCommandPrefix: String { "\(base)/all/cmd/" }
@@ -38,4 +40,17 @@ public struct Topics: Sendable, Hashable {
         }
         return nil
     }
+}
+
+/// The retained states of the node, by their topic relative to `B` (what the `StateHub` keys them
+/// by; the MQTT publisher puts `B/` in front, the WebSocket sends them as they are).
+public enum StateTopic {
+    public static let status = "status"
+    public static let clock = "clock"
+    public static let settings = "settings"
+    public static let battery = "battery"
+    public static let noise = "noise"
+    public static let alarms = "alarms"
+    public static let alarmNext = "alarm/next"
+    public static let alarmState = "alarm/state"
 }

@@ -9,31 +9,31 @@ extension AlarmScheduler {
     /// Sound and events for what happened, in order.
     func perform(_ outcomes: [Ringing.Outcome]) async {
         guard !outcomes.isEmpty else { return }
-        let zone = publisher.timeZone()
+        let zone = time.zone()
         for outcome in outcomes {
             switch outcome {
             case .ring(let due):
                 // The event first: it is what a subscriber times the alarm by.
                 let snoozes = state.ringing.current?.due == due ? state.ringing.current?.snoozeCount ?? 0 : 0
-                publisher.publishEvent(
+                emit(
                     "alarm_ringing",
                     eventDetails(due.alarmID, due.label, ["fires_at": iso(due.firesAt, zone), "snooze_count": .number(Double(snoozes))]))
                 logger.info("alarm ringing", metadata: ["alarm": "\(due.alarmID)", "label": "\(due.label)"])
                 await startTone(for: due.alarmID)
             case .snoozed(let due, let until):
-                publisher.publishEvent("alarm_snoozed", eventDetails(due.alarmID, due.label, ["until": iso(until, zone)]))
+                emit("alarm_snoozed", eventDetails(due.alarmID, due.label, ["until": iso(until, zone)]))
                 await stopToneUnlessRinging()
             case .dismissed(let due):
-                publisher.publishEvent("alarm_dismissed", eventDetails(due.alarmID, due.label, [:]))
+                emit("alarm_dismissed", eventDetails(due.alarmID, due.label, [:]))
                 await stopToneUnlessRinging()
             case .autoSilenced(let due):
                 await stopToneUnlessRinging()
-                publisher.publishEvent(
+                emit(
                     "alarm_auto_silenced", eventDetails(due.alarmID, due.label, ["after_min": .number(Double(due.ringTimeoutMinutes))]))
             case .missed(let due, let instant):
                 await stopToneUnlessRinging()
                 logger.warning("snoozed alarm missed", metadata: ["alarm": "\(due.alarmID)", "was_due": "\(instant)"])
-                publisher.publishEvent("alarm_missed", eventDetails(due.alarmID, due.label, ["fires_at": iso(instant, zone)]))
+                emit("alarm_missed", eventDetails(due.alarmID, due.label, ["fires_at": iso(instant, zone)]))
             case .waiting(let due):
                 logger.info("alarm due while another rings; it rings next", metadata: ["alarm": "\(due.alarmID)"])
             }
@@ -70,29 +70,33 @@ extension AlarmScheduler {
     // MARK: Publishing
 
     func publishAll() {
-        let zone = publisher.timeZone()
+        let zone = time.zone()
         publishAlarms(zone: zone)
         publishRinging()
-        publishNext(now: publisher.clock.now(), zone: zone)
+        publishNext(now: time.now(), zone: zone)
     }
 
     /// `B/alarms`, when it differs from what was published last.
     func publishAlarms(zone: Zone) {
         publishIfChanged(
-            publisher.topics.alarms,
+            StateTopic.alarms,
             .array(state.book.alarms.map { $0.json(nextFire: nextFires[$0.id].map { ISOTime.string($0, in: zone) }) }))
         alarmsPublished?(state.book.alarms)
     }
 
     func publishRinging() {
-        publishIfChanged(publisher.topics.alarmState, state.ringing.json { ISOTime.string($0, in: publisher.timeZone()) })
+        publishIfChanged(StateTopic.alarmState, state.ringing.json { ISOTime.string($0, in: time.zone()) })
     }
 
+
+    func emit(_ name: String, _ details: [String: JSONValue]) {
+        hub.emit(time.event(name, details))
+    }
 
     func publishIfChanged(_ topic: String, _ value: JSONValue) {
         guard published[topic] != value else { return }
         published[topic] = value
-        publisher.publishAlarmState(topic, value)
+        hub.publish(topic, value)
     }
 
     /// `B/alarm/next` when the next alarm changes, and at each minute for `in_s`.
@@ -115,7 +119,7 @@ extension AlarmScheduler {
         identity["in_s"] = nil
         if let (published, publishedMinute) = publishedNext, published == .object(identity), publishedMinute == minute { return }
         publishedNext = (.object(identity), minute)
-        publisher.publishAlarmState(publisher.topics.alarmNext, value)
+        hub.publish(StateTopic.alarmNext, value)
     }
 
     var upcomingInstants: [Date?] {
@@ -137,7 +141,7 @@ extension AlarmScheduler {
         guard !announce.isEmpty else { return }
         await adopt(next) {
             for (alarm, instant) in announce {
-                publisher.publishEvent(
+                emit(
                     "alarm_upcoming",
                     eventDetails(alarm.id, alarm.label, [
                         "fires_at": iso(instant, zone), "in_s": .number(max(0, instant.timeIntervalSince(now).rounded(.down))),

@@ -65,7 +65,8 @@ public actor AlarmScheduler {
     }
 
     let store: any Store
-    let publisher: StatePublisher
+    let hub: StateHub
+    let time: NodeTime
     let noise: NoisePlayer?
     let library: SoundLibrary
     let grace: TimeInterval
@@ -98,13 +99,14 @@ public actor AlarmScheduler {
     }
 
     public init(
-        state: State, store: any Store, publisher: StatePublisher, noise: NoisePlayer?, library: SoundLibrary,
+        state: State, store: any Store, hub: StateHub, time: NodeTime, noise: NoisePlayer?, library: SoundLibrary,
         alarms: Configuration.Alarms, logger: Logger, alarmsPublished: (@Sendable ([Alarm]) -> Void)? = nil
     ) {
         self.alarmsPublished = alarmsPublished
         self.state = state
         self.store = store
-        self.publisher = publisher
+        self.hub = hub
+        self.time = time
         self.noise = noise
         self.library = library
         self.grace = Double(alarms.missedGraceMinutes * 60)
@@ -114,22 +116,22 @@ public actor AlarmScheduler {
 
     // MARK: Verbs
 
-    public func add(_ arguments: CommandArguments) async throws(CommandError) -> JSONValue {
+    public func add(_ draft: AlarmDraft) async throws(CommandError) -> JSONValue {
         try await change { state, now throws(CommandError) in
-            var args = arguments
-            if let sound = try args.string("sound") { args.values["sound"] = .string(try alarmSound(sound)) }
-            let alarm = try state.book.add(args, id: newID(in: state.book), defaultSound: defaultSound)
+            var draft = draft
+            if let sound = draft.fields.sound { draft.fields.sound = try alarmSound(sound) }
+            let alarm = try state.book.add(draft, id: newID(in: state.book), defaultSound: defaultSound)
             // A new alarm has no past: only occurrences from now on count.
             state.book.handled(alarm.id, at: now)
             return alarm.id
         }
     }
 
-    public func update(_ arguments: CommandArguments) async throws(CommandError) -> JSONValue {
+    public func update(_ patch: AlarmPatch) async throws(CommandError) -> JSONValue {
         try await change { state, now throws(CommandError) in
-            var args = arguments
-            if let sound = try args.string("sound") { args.values["sound"] = .string(try alarmSound(sound)) }
-            let alarm = try state.book.update(args)
+            var patch = patch
+            if let sound = patch.fields.sound { patch.fields.sound = try alarmSound(sound) }
+            let alarm = try state.book.update(patch)
             state.book.handled(alarm.id, at: now)
             if !alarm.enabled { cancelSession(of: alarm.id, in: &state, now: now) }
             return alarm.id
@@ -167,7 +169,7 @@ public actor AlarmScheduler {
 
     public func skipNext(_ id: String) async throws(CommandError) -> JSONValue {
         try await change { state, now throws(CommandError) in
-            _ = try state.book.skipNext(id, now: max(now, state.book.lastHandled[id] ?? now), in: publisher.timeZone())
+            _ = try state.book.skipNext(id, now: max(now, state.book.lastHandled[id] ?? now), in: time.zone())
             return id
         }
     }
@@ -197,7 +199,7 @@ public actor AlarmScheduler {
     public func start() async {
         guard !started else { return }
         started = true
-        let now = publisher.clock.now()
+        let now = time.now()
         var next = state
         let outcomes = next.ringing.resume(at: now, grace: grace)
         settle(outcomes, in: &next, now: now)
@@ -211,8 +213,8 @@ public actor AlarmScheduler {
     /// minute (`B/alarm/next`'s `in_s`). A change of the wall clock wakes the loop earlier.
     @discardableResult
     public func advance() async -> Date {
-        let now = publisher.clock.now()
-        let zone = publisher.timeZone()
+        let now = time.now()
+        let zone = time.zone()
         let jumped = lastTick.map { now < $0 || now.timeIntervalSince($0) > 5 } ?? true
         if let last = lastTick, now < last, state.ringing.current != nil || !state.ringing.waiting.isEmpty {
             // The wall clock was set back (it never runs backwards): a ring's timeout and a snooze
@@ -249,7 +251,7 @@ public actor AlarmScheduler {
             await adopt(next, performing: outcomes) {
                 for (alarm, instant) in missed {
                     logger.warning("alarm missed", metadata: ["alarm": "\(alarm.id)", "fires_at": "\(instant)"])
-                    publisher.publishEvent("alarm_missed", eventDetails(alarm.id, alarm.label, ["fires_at": iso(instant, zone)]))
+                    emit("alarm_missed", eventDetails(alarm.id, alarm.label, ["fires_at": iso(instant, zone)]))
                 }
             }
             recomputeNextFires(now: now, zone: zone)
@@ -271,7 +273,7 @@ public actor AlarmScheduler {
 
     /// Sleeps until `deadline`, or less when a command changes the alarms or the wall clock is set.
     public nonisolated func sleep(until deadline: Date) async {
-        await wakeUp.sleep(until: deadline, on: publisher.clock)
+        await wakeUp.sleep(until: deadline, on: time.clock)
     }
 
     // MARK: Changes
@@ -280,7 +282,7 @@ public actor AlarmScheduler {
     /// schedule first catches up, so nothing due under the old alarms is lost by the change.
     func change(_ body: (inout State, Date) throws(CommandError) -> String?) async throws(CommandError) -> JSONValue {
         await advance()
-        let now = publisher.clock.now()
+        let now = time.now()
         var next = state
         pendingOutcomes = []
         let id = try body(&next, now)
@@ -288,11 +290,11 @@ public actor AlarmScheduler {
         pendingOutcomes = []
         try commit(next)
         await perform(outcomes)
-        recomputeNextFires(now: now, zone: publisher.timeZone())
+        recomputeNextFires(now: now, zone: time.zone())
         publishAll()
         wake()
         guard let id, let alarm = state.book.alarms.first(where: { $0.id == id }) else { return .null }
-        return alarm.json(nextFire: nextFires[id].map { ISOTime.string($0, in: publisher.timeZone()) })
+        return alarm.json(nextFire: nextFires[id].map { ISOTime.string($0, in: time.zone()) })
     }
 
     /// Snooze or dismiss: a change of the ringing state, stored before it is answered. Unlike
@@ -300,7 +302,7 @@ public actor AlarmScheduler {
     /// always be stoppable. The failure is logged; after a restart the stored ring goes on.
     func act(_ body: (inout Ringing, Date) -> [Ringing.Outcome]?) async throws(CommandError) -> JSONValue {
         await advance()
-        let now = publisher.clock.now()
+        let now = time.now()
         var next = state
         guard let outcomes = body(&next.ringing, now) else {
             throw CommandError(.conflict, "no alarm is ringing or snoozed")
@@ -313,10 +315,10 @@ public actor AlarmScheduler {
             state = next
         }
         await perform(outcomes)
-        recomputeNextFires(now: now, zone: publisher.timeZone())
+        recomputeNextFires(now: now, zone: time.zone())
         publishAll()
         wake()
-        return state.ringing.json { ISOTime.string($0, in: publisher.timeZone()) }
+        return state.ringing.json { ISOTime.string($0, in: time.zone()) }
     }
 
     /// Outcomes of cancelling a session inside a change, carried out once the change is stored.

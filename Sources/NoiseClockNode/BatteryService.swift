@@ -9,13 +9,17 @@ public struct BatteryService: Service, CustomStringConvertible {
     public var description: String { "BatteryService(\(source.name))" }
 
     let source: any BatterySource
-    let publisher: StatePublisher
+    let hub: StateHub
+    let time: NodeTime
     let lowThreshold: Int
     let refreshInterval: Duration
 
-    public init(source: any BatterySource, publisher: StatePublisher, lowThreshold: Int, refreshInterval: Duration = .seconds(300)) {
+    public init(
+        source: any BatterySource, hub: StateHub, time: NodeTime, lowThreshold: Int, refreshInterval: Duration = .seconds(300)
+    ) {
         self.source = source
-        self.publisher = publisher
+        self.hub = hub
+        self.time = time
         self.lowThreshold = lowThreshold
         self.refreshInterval = refreshInterval
     }
@@ -38,7 +42,7 @@ public struct BatteryService: Service, CustomStringConvertible {
             }
             group.addTask {
                 while true {
-                    do { try await publisher.clock.sleep(refreshInterval) } catch { return }
+                    do { try await time.clock.sleep(refreshInterval) } catch { return }
                     continuation.yield(.refresh)
                 }
             }
@@ -48,16 +52,17 @@ public struct BatteryService: Service, CustomStringConvertible {
                 switch input {
                 case .reading(let reading):
                     if reading != last {
-                        publisher.publishBattery(reading)
+                        hub.publish(StateTopic.battery, reading.json)
                         last = reading
                     }
                     if warning.shouldWarn(for: reading) {
-                        publisher.publishEvent(
-                            "battery_low",
-                            ["percentage": reading.percentage.map { .number($0) } ?? .null, "threshold": .number(Double(lowThreshold))])
+                        hub.emit(
+                            time.event(
+                                "battery_low",
+                                ["percentage": reading.percentage.map { .number($0) } ?? .null, "threshold": .number(Double(lowThreshold))]))
                     }
                 case .refresh:
-                    if let last { publisher.publishBattery(last) }
+                    if let last { hub.publish(StateTopic.battery, last.json, always: true) }
                 }
             }
             group.cancelAll()

@@ -7,12 +7,14 @@ import ServiceLifecycle
 /// (`wakeUp`), and so does a change of the wall clock (the time source's `timerfd` sees it at once).
 public struct ClockService: Service, CustomStringConvertible {
     public var description: String { "ClockService" }
-    let publisher: StatePublisher
+    let hub: StateHub
+    let time: NodeTime
     /// Woken by a settings change: `publish_seconds` changes how long it may sleep.
     let wakeUp: WakeUp
 
-    public init(publisher: StatePublisher, wakeUp: WakeUp = WakeUp()) {
-        self.publisher = publisher
+    public init(hub: StateHub, time: NodeTime, wakeUp: WakeUp = WakeUp()) {
+        self.hub = hub
+        self.time = time
         self.wakeUp = wakeUp
     }
 
@@ -23,14 +25,14 @@ public struct ClockService: Service, CustomStringConvertible {
     private func tick() async {
         var published: (tick: Int64, settings: ClockSettings)?
         while !Task.isCancelled {
-            let now = publisher.clock.now()
-            let face = publisher.clockFace()
+            let now = time.now()
+            let face = time.face()
             let tick = face.tick(at: now)
             if published?.tick != tick || published?.settings != face.settings {
-                publisher.publishClock(at: now, face: face)
+                hub.publish(StateTopic.clock, face.state(at: now).json)
                 published = (tick, face.settings)
             }
-            await wakeUp.sleep(until: face.nextTick(after: now), on: publisher.clock)
+            await wakeUp.sleep(until: face.nextTick(after: now), on: time.clock)
         }
     }
 }

@@ -50,18 +50,23 @@ public struct CommandService: Service, CustomStringConvertible {
             logger.warning("ignored a retained command", metadata: ["topic": "\(message.topic)"])
             return
         }
-        let response = await router.respond(verb: verb, payload: message.payload)
-        if case .failure(let error) = response.result {
-            logger.info("command rejected", metadata: ["verb": "\(verb)", "error": "\(error)"])
-        } else {
-            logger.debug("command answered", metadata: ["verb": "\(verb)"])
-        }
-        let payload = response.json.serializedBytes
-        if transport.supportsProperties, let responseTopic = message.responseTopic, !responseTopic.isEmpty {
-            transport.publish(
-                MQTTMessage(topic: responseTopic, payload: payload, qos: 1, correlationData: message.correlationData))
-        } else {
-            transport.publish(MQTTMessage(topic: topics.response(verb), payload: payload, qos: 1))
-        }
+        let transport = transport, topics = topics, logger = logger
+        let responseTopic = transport.supportsProperties ? message.responseTopic.flatMap { $0.isEmpty ? nil : $0 } : nil
+        let correlation = message.correlationData
+        await router.handle(
+            Command(verb: verb, payload: message.payload) { response in
+                if case .failure(let error) = response.result {
+                    logger.info("command rejected", metadata: ["verb": "\(verb)", "error": "\(error)"])
+                } else {
+                    logger.debug("command answered", metadata: ["verb": "\(verb)"])
+                }
+                // An MQTT 5 request's own response topic, with its correlation data; else B/response/VERB.
+                let payload = response.json.serializedBytes
+                if let responseTopic {
+                    transport.publish(MQTTMessage(topic: responseTopic, payload: payload, qos: 1, correlationData: correlation))
+                } else {
+                    transport.publish(MQTTMessage(topic: topics.response(verb), payload: payload, qos: 1))
+                }
+            })
     }
 }

@@ -9,7 +9,7 @@ import ServiceLifecycle
 public struct ConnectionEventsService: Service, CustomStringConvertible {
     public var description: String { "ConnectionEventsService" }
     let transport: any MQTTTransport
-    let publisher: StatePublisher
+    let status: StatusBoard
     let logger: Logger
     var notifier = SystemdNotifier(environment: [:])
     var broker = ""
@@ -23,7 +23,7 @@ public struct ConnectionEventsService: Service, CustomStringConvertible {
         for await event in transport.events {
             switch event {
             case .connected:
-                publisher.publishStatus()
+                status.publish()
                 // The client has replayed every retained state before it reports the connection.
                 if !ready {
                     notifier.ready(status: "connected to \(broker)")

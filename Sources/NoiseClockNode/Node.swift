@@ -12,7 +12,11 @@ import ServiceLifecycle
 public struct Node: Sendable {
     public let configuration: Configuration
     public let transport: any MQTTTransport
-    public let publisher: StatePublisher
+    /// Every retained state and event; the MQTT publisher is its first subscriber.
+    public let hub: StateHub
+    public let time: NodeTime
+    public let settings: SettingsModel
+    public let status: StatusBoard
     public let router: CommandRouter
     public let battery: (any BatterySource)?
     /// The noise player; nil when the node runs without audio.
@@ -20,7 +24,7 @@ public struct Node: Sendable {
     public let alarms: AlarmScheduler
     /// Home Assistant discovery; nil with `mqtt.discovery: false`.
     public let homeAssistant: HomeAssistantPublisher?
-    /// Wakes the clock service after a settings change (`publish_seconds` changes its period).
+    /// Wakes the clock service after a settings change (the format or `publish_seconds` changed).
     let clockWakeUp = WakeUp()
     let logger: Logger
 
@@ -33,18 +37,23 @@ public struct Node: Sendable {
         self.transport = transport
         self.battery = battery
         self.logger = logger
-        let settings = SettingsModel(configured: configuration.clock, store: store, logger: logger)
+        let hub = StateHub()
+        hub.subscribe(MQTTStatePublisher(transport: transport, topics: configuration.topics).handle)
+        self.hub = hub
+        let settings = SettingsModel(configured: configuration.clock, store: store, hub: hub, logger: logger)
+        self.settings = settings
+        let time = NodeTime(clock: clock, settings: settings)
+        self.time = time
         let stored = AlarmScheduler.load(from: store, logger: logger)
-        let status = NodeStatus(
-            startedAt: clock.now(), audioDevice: configuration.audio.device, audio: { audio?.status },
-            batterySource: battery?.name ?? "none",
-            problems: storeProblems + [settings.loadProblem, stored.problem].compactMap { $0 })
-        let publisher = StatePublisher(
-            transport: transport, topics: configuration.topics, settings: settings, status: status, clock: clock)
-        self.publisher = publisher
+        status = StatusBoard(
+            status: NodeStatus(
+                startedAt: clock.now(), audioDevice: configuration.audio.device, audio: { audio?.status },
+                batterySource: battery?.name ?? "none",
+                problems: storeProblems + [settings.loadProblem, stored.problem].compactMap { $0 }),
+            hub: hub, time: time)
         noise = audio.map {
             NoisePlayer(
-                library: sounds, output: $0, store: store, publisher: publisher,
+                library: sounds, output: $0, store: store, hub: hub, time: time,
                 fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
         }
         let homeAssistant = configuration.mqtt.discovery
@@ -56,35 +65,27 @@ public struct Node: Sendable {
             : nil
         self.homeAssistant = homeAssistant
         alarms = AlarmScheduler(
-            state: stored.state, store: store, publisher: publisher, noise: noise, library: sounds,
+            state: stored.state, store: store, hub: hub, time: time, noise: noise, library: sounds,
             alarms: configuration.alarms, logger: logger, alarmsPublished: homeAssistant.map(Self.alarmsHook))
-        self.router = Self.commands(publisher: publisher, noise: noise, alarms: alarms, clockWakeUp: clockWakeUp)
+        // Every verb the node answers (SPEC §2), by feature: a new verb is an `add` in its group,
+        // a new group one line here.
+        router = CommandRouter(groups: [
+            SystemCommands(status: status, catalog: sounds.catalog),
+            SettingsCommands(settings: settings, time: time, hub: hub, clockWakeUp: clockWakeUp),
+            AlarmCommands(scheduler: alarms),
+        ] + (noise.map { [NoiseCommands(player: $0)] } ?? []))
     }
 
     private static func alarmsHook(_ homeAssistant: HomeAssistantPublisher) -> @Sendable ([Alarm]) -> Void {
         { homeAssistant.alarmsChanged($0) }
     }
 
-    /// Every verb the node answers (SPEC §2). A new verb is one `add` here.
-    static func commands(publisher: StatePublisher, noise: NoisePlayer?, alarms: AlarmScheduler, clockWakeUp: WakeUp) -> CommandRouter {
-        var router = CommandRouter()
-        if let noise { NoiseCommands.add(to: &router, player: noise) }
-        AlarmCommands.add(to: &router, scheduler: alarms)
-        router.add("ping") { _ in
-            publisher.statusJSON()
-        }
-        router.add("settings", shape: .object(bareValue: nil)) { arguments in
-            let patch = try SettingsPatch(arguments)
-            let before = publisher.settings.current
-            let after = try publisher.settings.change(patch)
-            if after != before {
-                publisher.publishSettings()
-                publisher.publishClock(at: publisher.clock.now(), face: publisher.clockFace())
-                clockWakeUp.wake()
-            }
-            return after.json
-        }
-        return router
+    /// Emits the states the node has from its start (status, settings, clock); the services emit
+    /// theirs as they start.
+    public func publishStartStates() {
+        status.publish()
+        settings.publish()
+        hub.publish(StateTopic.clock, time.face().state(at: time.now()).json)
     }
 
     /// The services that answer commands and publish state; the MQTT connection itself is added by `run`.
@@ -107,16 +108,16 @@ public struct Node: Sendable {
         var services: [any Service] = [
             CommandService(
                 transport: transport, topics: configuration.topics, router: router, logger: logger, otherTopics: otherTopics),
-            ClockService(publisher: publisher, wakeUp: clockWakeUp),
+            ClockService(hub: hub, time: time, wakeUp: clockWakeUp),
             ConnectionEventsService(
-                transport: transport, publisher: publisher, logger: logger, notifier: notifier,
+                transport: transport, status: status, logger: logger, notifier: notifier,
                 broker: "\(configuration.mqtt.host):\(configuration.mqtt.port)"),
             AlarmService(scheduler: alarms),
         ]
         if let battery {
-            services.append(BatteryService(source: battery, publisher: publisher, lowThreshold: configuration.battery.lowThreshold))
+            services.append(BatteryService(source: battery, hub: hub, time: time, lowThreshold: configuration.battery.lowThreshold))
         }
-        if let noise { services.append(NoiseService(player: noise, clock: publisher.clock)) }
+        if let noise { services.append(NoiseService(player: noise, clock: time.clock)) }
         return services
     }
 
@@ -126,17 +127,17 @@ public struct Node: Sendable {
         let client = try MQTTClient(options: try MQTTSettings.options(for: configuration), logger: logger)
         let battery = BatterySources.make(configuration.battery, sleep: NodeClock.live.sleep, logger: logger)
         let sounds = loadSounds(configuration, logger: logger)
-        let relay = AudioStatusRelay()
-        let engine = AudioEngine(device: configuration.audio.device, logger: logger) { relay.changed($0) }
+        // The engine reports status changes on its own thread; the audio service carries them on.
+        let (audioChanges, audioContinuation) = AsyncStream.makeStream(of: AudioStatus.self, bufferingPolicy: .bufferingNewest(8))
+        let engine = AudioEngine(device: configuration.audio.device, logger: logger) { audioContinuation.yield($0) }
         let node = Node(
             configuration: configuration, transport: client, store: store, clock: .live, battery: battery, audio: engine,
             sounds: sounds, logger: logger)
-        relay.publisher = node.publisher
         // Subscribe before connecting: the client then sends the subscriptions ahead of `online`,
         // so a command sent the moment `online` is seen is never lost. Then queue every retained
         // state, so they go out right behind `online`.
         client.subscribe(node.subscriptions)
-        node.publisher.publishAll()
+        node.publishStartStates()
         logger.info(
             "starting",
             metadata: [
@@ -145,7 +146,7 @@ public struct Node: Sendable {
             ])
         let notifier = SystemdNotifier()
         if notifier.isActive { notifier.status("connecting to \(configuration.mqtt.host):\(configuration.mqtt.port)") }
-        var services: [any Service] = [MQTTConnectionService(client: client, notifier: notifier), AudioService(engine: engine)]
+        var services: [any Service] = [MQTTConnectionService(client: client, notifier: notifier), AudioService(engine: engine, changes: audioChanges, status: node.status)]
         services += node.services(notifier: notifier)
         if let interval = notifier.watchdogInterval {
             services.append(
@@ -178,21 +179,6 @@ func loadSounds(_ configuration: Configuration, logger: Logger) -> SoundLibrary 
     } catch {
         logger.error("sound catalog unusable", metadata: ["error": "\(error)"])
         return .empty
-    }
-}
-
-/// Carries the audio engine's status changes to `B/status` and `audio_error` events. Set once,
-/// right after the node exists (the engine is made before it).
-final class AudioStatusRelay: @unchecked Sendable {
-    // @unchecked Sendable: `publisher` is written once before the engine starts, then only read.
-    var publisher: StatePublisher?
-
-    func changed(_ status: AudioStatus) {
-        guard let publisher else { return }
-        publisher.publishStatus()
-        if !status.ok, let error = status.error {
-            publisher.publishEvent("audio_error", ["device": .string(status.device), "error": .string(error)])
-        }
     }
 }
 

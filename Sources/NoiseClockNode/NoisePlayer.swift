@@ -24,7 +24,8 @@ public actor NoisePlayer {
     let library: SoundLibrary
     let output: any AudioOutput
     let store: any Store
-    let publisher: StatePublisher
+    let hub: StateHub
+    let time: NodeTime
     let fadeFrames: Int
     let logger: Logger
 
@@ -42,11 +43,14 @@ public actor NoisePlayer {
     /// it: it then sleeps until the new `nextTick`, or without a timer while nothing is timed.
     public nonisolated let wakeUp = WakeUp()
 
-    public init(library: SoundLibrary, output: any AudioOutput, store: any Store, publisher: StatePublisher, fadeMilliseconds: Int, logger: Logger) {
+    public init(
+        library: SoundLibrary, output: any AudioOutput, store: any Store, hub: StateHub, time: NodeTime, fadeMilliseconds: Int, logger: Logger
+    ) {
         self.library = library
         self.output = output
         self.store = store
-        self.publisher = publisher
+        self.hub = hub
+        self.time = time
         self.fadeFrames = AudioFormat.frames(milliseconds: fadeMilliseconds)
         self.logger = logger
     }
@@ -174,7 +178,7 @@ public actor NoisePlayer {
             glide(layers, overFrames: frames, in: &mixer) { layer in gain(layer) * Self.duckGain }
             mixer.add("preview", source: source, gain: previewGain, fadeInFrames: AudioFormat.frames(milliseconds: 50))
         }
-        previewEndsAt = publisher.clock.now().addingTimeInterval(Self.previewSeconds)
+        previewEndsAt = time.now().addingTimeInterval(Self.previewSeconds)
         return ["sound": .string(sound.id), "seconds": .number(Self.previewSeconds)]
     }
 
@@ -183,7 +187,7 @@ public actor NoisePlayer {
     /// Called by `NoiseService` at `nextTick` (the start of the sleep timer's last minute, its end,
     /// the end of a preview), when the wall clock is set, and after a change.
     public func tick() throws(CommandError) {
-        let now = publisher.clock.now()
+        let now = time.now()
         if let ends = previewEndsAt, now >= ends {
             previewEndsAt = nil
             output.update { $0.fadeOut("preview", overFrames: AudioFormat.frames(milliseconds: 200)) }
@@ -193,7 +197,7 @@ public actor NoisePlayer {
         let remaining = endsAt.timeIntervalSince(now)
         if remaining <= 0 {
             try stop(reason: "sleep_timer")
-            publisher.publishEvent("sleep_timer_finished")
+            hub.emit(time.event("sleep_timer_finished"))
         } else if remaining <= 60, !sleepFadeStarted {
             // The last minute fades out; the stop at the end is then silent.
             sleepFadeStarted = true
@@ -258,7 +262,7 @@ public actor NoisePlayer {
         lastLayers = NoiseMix(stored: ["playing": false, "volume": 0, "sounds": value.objectValue?["last"] ?? []])?.layers ?? []
         if lastLayers.isEmpty { lastLayers = stored.layers }
         mix.volume = stored.volume
-        let expired = stored.sleepTimerEndsAt.map { $0 <= publisher.clock.now().timeIntervalSince1970 } ?? false
+        let expired = stored.sleepTimerEndsAt.map { $0 <= time.now().timeIntervalSince1970 } ?? false
         guard stored.playing, !stored.layers.isEmpty, !expired else {
             publishState()
             return
@@ -274,7 +278,7 @@ public actor NoisePlayer {
     }
 
     public func publishState() {
-        publisher.publishNoise(mix)
+        hub.publish(StateTopic.noise, current)
     }
 
     // MARK: Helpers
@@ -282,7 +286,7 @@ public actor NoisePlayer {
     private var current: JSONValue { mix.json(isoTime: isoTime) }
 
     private func isoTime(_ seconds: Double) -> String {
-        ISOTime.string(Date(timeIntervalSince1970: seconds), in: publisher.timeZone())
+        ISOTime.string(Date(timeIntervalSince1970: seconds), in: time.zone())
     }
 
     static func input(_ id: String) -> String { "noise:\(id)" }
@@ -320,7 +324,7 @@ public actor NoisePlayer {
     }
 
     private func setTimer(minutes: Int) {
-        mix.sleepTimerEndsAt = minutes > 0 ? publisher.clock.now().timeIntervalSince1970 + Double(minutes * 60) : nil
+        mix.sleepTimerEndsAt = minutes > 0 ? time.now().timeIntervalSince1970 + Double(minutes * 60) : nil
         sleepFadeStarted = false
     }
 
@@ -345,6 +349,6 @@ public actor NoisePlayer {
             logger.error("the noise mix could not be stored", metadata: ["error": "\(error)"])
         }
         publishState()
-        if let (name, details) = event { publisher.publishEvent(name, details) }
+        if let (name, details) = event { hub.emit(time.event(name, details)) }
     }
 }

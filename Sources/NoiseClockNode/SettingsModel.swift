@@ -3,7 +3,8 @@ import NoiseClockCore
 import Synchronization
 
 /// The clock settings in force: the configuration file's `clock.*`, with the changes made over MQTT
-/// laid over them. Those changes are stored (`settings.json`) and win over the file until changed again.
+/// laid over them. Those changes are stored (`settings.json`) and win over the file until changed
+/// again. It emits `B/settings` into the hub on every change.
 public final class SettingsModel: Sendable {
     public static let documentName = "settings.json"
 
@@ -14,11 +15,13 @@ public final class SettingsModel: Sendable {
 
     private let state: Mutex<State>
     private let store: any Store
+    private let hub: StateHub
     /// What went wrong reading the stored settings, for `B/status`.
     public let loadProblem: String?
 
-    public init(configured: ClockSettings, store: any Store, logger: Logger) {
+    public init(configured: ClockSettings, store: any Store, hub: StateHub = StateHub(), logger: Logger) {
         self.store = store
+        self.hub = hub
         var overrides = SettingsPatch()
         var problem: String?
         switch store.load(Self.documentName) {
@@ -49,9 +52,17 @@ public final class SettingsModel: Sendable {
         state.withLock { $0.configured.applying($0.overrides) }
     }
 
-    /// Stores and applies `patch`. When it cannot be stored, nothing changes and the error says why.
+    /// Emits `B/settings` as they are now (at start).
+    public func publish() {
+        hub.publish(StateTopic.settings, current.json)
+    }
+
+    /// Stores and applies `patch`, then emits the settings when they changed. When they cannot be
+    /// stored, nothing changes and the error says why.
     public func change(_ patch: SettingsPatch) throws(CommandError) -> ClockSettings {
+        // Under the lock, so that two changes reach the hub in the order they were stored.
         try state.withLock { state throws(CommandError) in
+            let before = state.configured.applying(state.overrides)
             let overrides = state.overrides.merging(patch)
             if overrides != state.overrides {
                 do {
@@ -61,7 +72,9 @@ public final class SettingsModel: Sendable {
                 }
                 state.overrides = overrides
             }
-            return state.configured.applying(state.overrides)
+            let after = state.configured.applying(state.overrides)
+            if after != before { hub.publish(StateTopic.settings, after.json) }
+            return after
         }
     }
 }

@@ -11,10 +11,16 @@ struct AlarmBookTests {
         return CommandArguments(members)
     }
 
+    /// `alarm/add`'s payload decoded as the router's handler decodes it.
+    func draft(_ json: String) throws(CommandError) -> AlarmDraft { try AlarmDraft(arguments(json)) }
+
+    /// `alarm/update`'s payload decoded as the router's handler decodes it.
+    func patch(_ json: String) throws(CommandError) -> AlarmPatch { try AlarmPatch(arguments(json)) }
+
     @Test("add needs only a time; the rest takes SPEC §3's defaults and the default tone")
     func addDefaults() throws {
         var book = AlarmBook()
-        let alarm = try book.add(arguments(#"{"time":"06:45"}"#), id: "a1", defaultSound: "digital-alarm")
+        let alarm = try book.add(try draft(#"{"time":"06:45"}"#), id: "a1", defaultSound: "digital-alarm")
         #expect(alarm.time.description == "06:45")
         #expect(alarm.label == "Alarm")
         #expect(alarm.enabled)
@@ -30,18 +36,18 @@ struct AlarmBookTests {
     @Test("a rejected add or update changes nothing and names the field")
     func rejected() throws {
         var book = AlarmBook()
-        _ = try book.add(arguments(#"{"time":"06:45"}"#), id: "a1", defaultSound: "digital-alarm")
+        _ = try book.add(try draft(#"{"time":"06:45"}"#), id: "a1", defaultSound: "digital-alarm")
         let before = book
         for (payload, field) in [(#"{"label":"x"}"#, "time"), (#"{"time":"06:45","colour":"red"}"#, "colour"), (#"{"time":"6:7"}"#, "time")] {
             do {
-                _ = try book.add(arguments(payload), id: "a2", defaultSound: "digital-alarm")
+                _ = try book.add(try draft(payload), id: "a2", defaultSound: "digital-alarm")
                 Issue.record("\(payload) was accepted")
             } catch {
                 #expect(error.field == field)
             }
         }
         do {
-            _ = try book.update(arguments(#"{"id":"a1","time":"07:00","volume":300}"#))
+            _ = try book.update(try patch(#"{"id":"a1","time":"07:00","volume":300}"#))
             Issue.record("volume 300 was accepted")
         } catch {
             #expect(error.field == "volume")
@@ -52,8 +58,8 @@ struct AlarmBookTests {
     @Test("update, duplicate, enable and delete act on the named alarm; an unknown id is not_found")
     func lifecycle() throws {
         var book = AlarmBook()
-        _ = try book.add(arguments(#"{"time":"06:45","label":"Work","days":["mon","tue"]}"#), id: "a1", defaultSound: "digital-alarm")
-        let changed = try book.update(arguments(#"{"id":"a1","time":"07:15"}"#))
+        _ = try book.add(try draft(#"{"time":"06:45","label":"Work","days":["mon","tue"]}"#), id: "a1", defaultSound: "digital-alarm")
+        let changed = try book.update(try patch(#"{"id":"a1","time":"07:15"}"#))
         #expect(changed.time.description == "07:15")
         #expect(changed.label == "Work")
         let copy = try book.duplicate("a1", newID: "a2")
@@ -74,9 +80,9 @@ struct AlarmBookTests {
     @Test("at most 100 alarms: the 101st is a conflict")
     func limit() throws {
         var book = AlarmBook()
-        for n in 0..<100 { _ = try book.add(arguments(#"{"time":"06:00"}"#), id: "a\(n)", defaultSound: "digital-alarm") }
+        for n in 0..<100 { _ = try book.add(try draft(#"{"time":"06:00"}"#), id: "a\(n)", defaultSound: "digital-alarm") }
         do {
-            _ = try book.add(arguments(#"{"time":"06:00"}"#), id: "a100", defaultSound: "digital-alarm")
+            _ = try book.add(try draft(#"{"time":"06:00"}"#), id: "a100", defaultSound: "digital-alarm")
             Issue.record("the 101st alarm was accepted")
         } catch {
             #expect(error.code == .conflict)
@@ -93,7 +99,7 @@ struct AlarmBookTests {
     @Test("skip_next skips the next occurrence's local date, which nextFire then passes over; unskip undoes it")
     func skip() throws {
         var book = AlarmBook()
-        _ = try book.add(arguments(#"{"time":"07:00","days":["mon","tue","wed","thu","fri","sat","sun"]}"#), id: "d", defaultSound: "digital-alarm")
+        _ = try book.add(try draft(#"{"time":"07:00","days":["mon","tue","wed","thu","fri","sat","sun"]}"#), id: "d", defaultSound: "digital-alarm")
         // Sunday 2026-11-22 08:00 Berlin: the next is Monday 07:00.
         let now = Date(timeIntervalSince1970: 1_795_330_800)
         let skipped = try book.skipNext("d", now: now, in: berlin)
@@ -106,7 +112,7 @@ struct AlarmBookTests {
     @Test("a one-shot alarm cannot skip; that is a conflict")
     func skipOneShot() throws {
         var book = AlarmBook()
-        _ = try book.add(arguments(#"{"time":"07:00"}"#), id: "o", defaultSound: "digital-alarm")
+        _ = try book.add(try draft(#"{"time":"07:00"}"#), id: "o", defaultSound: "digital-alarm")
         do {
             _ = try book.skipNext("o", now: Date(timeIntervalSince1970: 1_795_330_800), in: berlin)
             Issue.record("a one-shot alarm skipped")
@@ -118,7 +124,7 @@ struct AlarmBookTests {
     @Test("handled keeps the latest occurrence per alarm; deleting forgets it")
     func handled() throws {
         var book = AlarmBook()
-        _ = try book.add(arguments(#"{"time":"07:00"}"#), id: "o", defaultSound: "digital-alarm")
+        _ = try book.add(try draft(#"{"time":"07:00"}"#), id: "o", defaultSound: "digital-alarm")
         let early = Date(timeIntervalSince1970: 1_000), late = Date(timeIntervalSince1970: 2_000)
         book.handled("o", at: late)
         book.handled("o", at: early)

@@ -52,7 +52,7 @@ struct AlarmModelTests {
         }
         let original = alarm("07:30")
         do {
-            _ = try original.updated(with: CommandArguments(members))
+            _ = try AlarmFields(CommandArguments(members)).applied(to: original)
             Issue.record("expected an error naming \(field)")
         } catch {
             #expect(error.field == field)
@@ -62,10 +62,10 @@ struct AlarmModelTests {
 
     @Test("a label over 64 characters is rejected; 64 is fine")
     func labelLength() throws {
-        let ok = try alarm("07:30").updated(with: CommandArguments(["label": .string(String(repeating: "x", count: 64))]))
+        let ok = try AlarmFields(CommandArguments(["label": .string(String(repeating: "x", count: 64))])).applied(to: alarm("07:30"))
         #expect(ok.label.count == 64)
         #expect(throws: CommandError.self) {
-            _ = try alarm("07:30").updated(with: CommandArguments(["label": .string(String(repeating: "x", count: 65))]))
+            _ = try AlarmFields(CommandArguments(["label": .string(String(repeating: "x", count: 65))])).applied(to: alarm("07:30"))
         }
     }
 

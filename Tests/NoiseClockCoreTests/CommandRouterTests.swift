@@ -225,3 +225,38 @@ struct CommandRouterTests {
         #expect(router.routes.count == 3)
     }
 }
+
+/// A command group for the envelope tests: one verb that echoes its argument.
+private struct EchoCommands: CommandGroup {
+    let prefix: String
+    func addCommands(to router: inout CommandRouter) {
+        router.add("\(prefix)/echo", shape: .object(bareValue: "text")) { arguments in
+            .string(try arguments.requiredString("text", "text is required"))
+        }
+    }
+}
+
+/// Collects the replies a command envelope is answered through.
+private final class Replies: Sendable {
+    private let responses = Mutex<[CommandResponse]>([])
+    var all: [CommandResponse] { responses.withLock { $0 } }
+    func add(_ response: CommandResponse) { responses.withLock { $0.append(response) } }
+}
+
+@Suite("Command groups and the command envelope")
+struct CommandEnvelopeTests {
+    @Test("a router built from groups answers every group's verbs, and an envelope is answered through its own reply")
+    func groupsAndEnvelope() async {
+        let router = CommandRouter(groups: [EchoCommands(prefix: "one"), EchoCommands(prefix: "two")])
+        #expect(router.routes.map(\.pattern.description) == ["one/echo", "two/echo"])
+        let replies = Replies()
+        await router.handle(Command(verb: "two/echo", payload: Array(#"{"text":"hi","transaction":7}"#.utf8), reply: replies.add))
+        await router.handle(Command(verb: "three/echo", payload: Array("hi".utf8), reply: replies.add))
+        await router.handle(Command(verb: "one/echo", payload: Array("{}".utf8), reply: replies.add))
+        let answers = replies.all.map(\.json)
+        #expect(answers.count == 3)
+        #expect(answers.first == ["status": "ok", "data": "hi", "transaction": 7])
+        #expect(answers.dropFirst().first?.objectValue?["error"]?.objectValue?["code"] == "unknown_verb")
+        #expect(answers.last?.objectValue?["error"]?.objectValue?["field"] == "text")
+    }
+}

@@ -71,3 +71,24 @@ struct StateHubTests {
         #expect(hub.snapshot.allSatisfy { $0.value == 199 })
     }
 }
+
+@Suite("StateHub: on change only")
+struct StateHubChangeTests {
+    @Test("a value equal to the one held is not sent again; `always` sends it anyway; a new subscriber still gets it")
+    func onChangeOnly() {
+        let hub = StateHub()
+        let seen = Mutex<[StateChange]>([])
+        hub.subscribe { change in seen.withLock { $0.append(change) } }
+        hub.publish("battery", ["percentage": 80])
+        hub.publish("battery", ["percentage": 80])
+        hub.publish("battery", ["percentage": 79])
+        hub.publish("battery", ["percentage": 79], always: true)
+        #expect(seen.withLock { $0 } == [
+            .state(topic: "battery", value: ["percentage": 80]), .state(topic: "battery", value: ["percentage": 79]),
+            .state(topic: "battery", value: ["percentage": 79]),
+        ])
+        let late = Mutex<[StateChange]>([])
+        hub.subscribe { change in late.withLock { $0.append(change) } }
+        #expect(late.withLock { $0 } == [.state(topic: "battery", value: ["percentage": 79])])
+    }
+}

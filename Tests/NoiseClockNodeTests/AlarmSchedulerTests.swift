@@ -911,7 +911,7 @@ struct AlarmStoreAndLoopTests {
         let f = try await AlarmFixture(store: store)
 
         #expect(store.document(AlarmScheduler.documentName) == nil, "not moved aside")
-        f.node.publisher.publishStatus()
+        f.node.status.publish()
         let problems = f.transport.published(on: f.topics.status).last?.json?["problems"]?.items.compactMap(\.stringValue) ?? []
         #expect(problems.count == 1)
         #expect(problems.first?.contains("alarms.json") == true, "\(problems)")
@@ -925,7 +925,7 @@ struct AlarmStoreAndLoopTests {
     @Test("an unreadable alarms.json (already moved aside by the store) is reported in B/status; no alarms")
     func unreadableDocument() async throws {
         let f = try await AlarmFixture(store: UnreadableAlarmsStore())
-        f.node.publisher.publishStatus()
+        f.node.status.publish()
         let problems = f.transport.published(on: f.topics.status).last?.json?["problems"]?.items.compactMap(\.stringValue) ?? []
         #expect(problems == ["alarms.json moved to alarms.json.unreadable-1: not valid JSON"])
         #expect(f.alarms == [])

@@ -43,7 +43,7 @@ struct BadInputTests {
     func transportLevel() async throws {
         let (f, id) = try await fixture()
         let everyVerb = verbs(f, id: id)
-        #expect(everyVerb.count == 22, "\(everyVerb.map(\.verb))")
+        #expect(everyVerb.count == 23, "\(everyVerb.map(\.verb))")
         for (verb, _) in everyVerb {
             await expectRejected(f, verb, Array(#"{"id": "#.utf8), code: .invalidJSON, field: "payload")
             await expectRejected(f, verb, [0x7B, 0xFF, 0xFE, 0x7D], code: .invalidJSON, field: "payload")

@@ -37,19 +37,17 @@ struct BatteryServiceTests {
     let source = FakeBatterySource()
     let topics = Topics(base: "noiseclock", nodeID: "kitchen")
 
-    private func publisher() -> StatePublisher {
-        StatePublisher(
-            transport: transport, topics: topics,
-            settings: SettingsModel(
-                configured: ClockSettings(timezone: "UTC"), store: InMemoryStore(), logger: LogRecorder().logger()),
-            status: NodeStatus(startedAt: Self.start, audioDevice: "default", batterySource: source.name, problems: []),
-            clock: .driven(by: testClock, startingAt: Self.start, timeZone: utc))
+    private func wiring() -> ServiceWiring {
+        ServiceWiring(
+            transport: transport, settings: ClockSettings(timezone: "UTC"),
+            clock: .driven(by: testClock, startingAt: Self.start, timeZone: utc), topics: topics)
     }
 
     /// Runs a battery service (threshold 20, refresh every 300 s) until `body` returns, then cancels it.
     private func running(lowThreshold: Int = 20, _ body: () async throws -> Void) async throws {
+        let wiring = wiring()
         let service = BatteryService(
-            source: source, publisher: publisher(), lowThreshold: lowThreshold, refreshInterval: .seconds(300))
+            source: source, hub: wiring.hub, time: wiring.time, lowThreshold: lowThreshold, refreshInterval: .seconds(300))
         try await whileRunning({ await service.run() }, body)
     }
 
@@ -265,7 +263,7 @@ struct BatteryStatusTests {
         let (node, transport) = try node(battery: nil)
         let response = await node.router.respond(verb: "ping", payload: [])
         #expect(response.data?["battery_source"] == "none")
-        node.publisher.publishStatus()
+        node.status.publish()
         let status = try #require(transport.published(on: "noiseclock/kitchen/status").last?.json)
         #expect(status["battery_source"] == "none")
     }
@@ -273,7 +271,7 @@ struct BatteryStatusTests {
     @Test("B/status carries the battery source's name")
     func statusNamesSource() throws {
         let (node, transport) = try node(battery: FakeBatterySource(name: "upower"))
-        node.publisher.publishStatus()
+        node.status.publish()
         let status = try #require(transport.published(on: "noiseclock/kitchen/status").last?.json)
         #expect(status["battery_source"] == "upower")
     }

@@ -12,17 +12,13 @@ struct ClockServiceTests {
     let transport = FakeTransport()
     let testClock = TestClock<Duration>()
 
-    private func publisher(clock: NodeClock, settings: ClockSettings) -> StatePublisher {
-        StatePublisher(
-            transport: transport, topics: Topics(base: "noiseclock", nodeID: "kitchen"),
-            settings: SettingsModel(configured: settings, store: InMemoryStore(), logger: LogRecorder().logger()),
-            status: NodeStatus(startedAt: .distantPast, audioDevice: "default", problems: []),
-            clock: clock)
+    private func publisher(clock: NodeClock, settings: ClockSettings) -> ServiceWiring {
+        ServiceWiring(transport: transport, settings: settings, clock: clock)
     }
 
     /// Runs the service until `body` returns, then cancels it and waits for it to end.
-    private func running(_ publisher: StatePublisher, wakeUp: WakeUp = WakeUp(), _ body: () async throws -> Void) async throws {
-        try await whileRunning({ try await ClockService(publisher: publisher, wakeUp: wakeUp).run() }, body)
+    private func running(_ wiring: ServiceWiring, wakeUp: WakeUp = WakeUp(), _ body: () async throws -> Void) async throws {
+        try await whileRunning({ try await ClockService(hub: wiring.hub, time: wiring.time, wakeUp: wakeUp).run() }, body)
     }
 
     private var clockStates: [JSONValue] {
@@ -163,7 +159,8 @@ struct ClockServiceTests {
             try await testClock.waitUntilSleeping("the clock service")
             _ = try publisher.settings.change(SettingsPatch(timeFormat: .twelveHour))
             wakeUp.wake()
-            await transport.waitForPublished(count: 2)
+            // B/settings (from the settings model), then B/clock from the woken service.
+            await transport.waitForPublished(count: 3)
         }
 
         #expect(clockStates.map { $0["time"] } == ["07:04", "7:04 AM"])

@@ -146,7 +146,7 @@ struct ConnectionEventsServiceTests {
     func statusOnConnect() async throws {
         let fixture = try NodeFixture()
         let service = ConnectionEventsService(
-            transport: fixture.transport, publisher: fixture.node.publisher, logger: fixture.logs.logger())
+            transport: fixture.transport, status: fixture.node.status, logger: fixture.logs.logger())
         let task = Task { try await service.run() }
 
         fixture.transport.send(.connected)

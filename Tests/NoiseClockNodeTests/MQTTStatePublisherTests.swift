@@ -8,15 +8,15 @@ struct MQTTStatePublisherTests {
     @Test("the node's publisher goes through the hub: what MQTT gets is what the hub holds, under B/")
     func publisherThroughHub() throws {
         let fixture = try NodeFixture()
-        fixture.node.publisher.publishAll()
-        let hub = fixture.node.publisher.hub
+        fixture.node.publishStartStates()
+        let hub = fixture.node.hub
         #expect(hub.snapshot.map(\.topic) == ["status", "settings", "clock"])
         for (topic, value) in hub.snapshot {
             let message = try #require(fixture.transport.published(on: "noiseclock/kitchen/\(topic)").last)
             #expect(message.retain)
             #expect(message.json == value)
         }
-        fixture.node.publisher.publishEvent("battery_low", ["percentage": 9])
+        fixture.node.hub.emit(fixture.node.time.event("battery_low", ["percentage": 9]))
         let event = try #require(fixture.transport.published(on: "noiseclock/kitchen/event").last)
         #expect(!event.retain)
         #expect(event.json?["event"] == "battery_low")

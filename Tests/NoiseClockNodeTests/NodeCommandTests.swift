@@ -23,6 +23,24 @@ struct NodeCommandTests {
         #expect(fixture.transport.published.isEmpty)
     }
 
+    @Test("sounds answers both catalogs from the files, noise with categories and alarm tones with the default marked")
+    func sounds() async throws {
+        let library = try realLibrary()
+        let fixture = try NodeFixture(sounds: library)
+        let data = try #require(await fixture.respond("sounds").data)
+        guard case .array(let noise)? = data["noise"], case .array(let alarm)? = data["alarm"] else {
+            Issue.record("sounds did not answer two lists: \(data.serialized)")
+            return
+        }
+        #expect(noise.compactMap { $0["id"]?.stringValue } == library.catalog.sounds(of: .noise).map(\.id))
+        #expect(alarm.compactMap { $0["id"]?.stringValue } == library.catalog.sounds(of: .alarm).map(\.id))
+        let rain = try #require(noise.first { $0["id"] == "heavy-rain-white-noise" })
+        #expect(rain["name"] == .string(try #require(library.catalog.sound(named: "heavy-rain-white-noise")).name))
+        #expect(rain["category"]?.stringValue?.isEmpty == false)
+        #expect(alarm.filter { $0["default"] == true }.count == 1)
+        #expect(await fixture.respond("sounds", #"{"x":1}"#).error?.field == "x")
+    }
+
     @Test("ping accepts an empty payload, PRESS, {} and a bare transaction", arguments: ["", "PRESS", "{}", #"{"transaction":"t1"}"#])
     func pingPayloads(payload: String) async throws {
         let fixture = try NodeFixture()
@@ -136,7 +154,7 @@ struct NodeCommandTests {
         let response = await node.router.respond(verb: "settings", payload: Array(#"{"time_format":"12h"}"#.utf8))
 
         #expect(response.error?.code == .unavailable)
-        #expect(node.publisher.settings.current.timeFormat == .twentyFourHour)
+        #expect(node.settings.current.timeFormat == .twentyFourHour)
         #expect(transport.published.isEmpty)
     }
 
@@ -166,7 +184,7 @@ struct NodeCommandTests {
     @Test("publishAll publishes status, settings and clock, all retained")
     func publishAll() async throws {
         let fixture = try NodeFixture()
-        fixture.node.publisher.publishAll()
+        fixture.node.publishStartStates()
         let topics = fixture.transport.published.map(\.topic)
         #expect(topics == ["noiseclock/kitchen/status", "noiseclock/kitchen/settings", "noiseclock/kitchen/clock"])
         #expect(fixture.transport.published.allSatisfy { $0.retain })
@@ -176,7 +194,7 @@ struct NodeCommandTests {
     @Test("an event carries its name and the time in the node's zone, not retained")
     func publishEvent() async throws {
         let fixture = try NodeFixture()
-        fixture.node.publisher.publishEvent("noise_started", ["sound": "rain"])
+        fixture.node.hub.emit(fixture.node.time.event("noise_started", ["sound": "rain"]))
         let event = try #require(fixture.transport.published(on: "noiseclock/kitchen/event").first)
         #expect(!event.retain)
         #expect(event.json == ["event": "noise_started", "at": "2026-03-10T08:04:00+01:00", "sound": "rain"])

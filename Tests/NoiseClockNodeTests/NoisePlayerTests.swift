@@ -59,7 +59,7 @@ struct PlayerFixture {
     let store: InMemoryStore
     let clock: TestClock<Duration>
     let library: SoundLibrary
-    let publisher: StatePublisher
+    let wiring: ServiceWiring
     let player: NoisePlayer
 
     init(store: InMemoryStore = InMemoryStore(), startingAt start: Date = Self.start) throws {
@@ -68,14 +68,12 @@ struct PlayerFixture {
         self.clock = clock
         library = try realLibrary()
         let logger = LogRecorder().logger()
-        publisher = StatePublisher(
-            transport: transport, topics: Self.topics,
-            settings: SettingsModel(configured: ClockSettings(timezone: "Europe/Berlin"), store: store, logger: logger),
-            status: NodeStatus(startedAt: start, audioDevice: "fake", problems: []),
-            clock: .driven(by: clock, startingAt: start, timeZone: berlin))
+        wiring = ServiceWiring(
+            transport: transport, settings: ClockSettings(timezone: "Europe/Berlin"),
+            clock: .driven(by: clock, startingAt: start, timeZone: berlin), store: store, topics: Self.topics)
         player = NoisePlayer(
-            library: library, output: output, store: store, publisher: publisher, fadeMilliseconds: Self.fadeMilliseconds,
-            logger: logger)
+            library: library, output: output, store: store, hub: wiring.hub, time: wiring.time,
+            fadeMilliseconds: Self.fadeMilliseconds, logger: logger)
     }
 
     /// Every retained `B/noise` published so far, oldest first.
@@ -730,7 +728,7 @@ struct NoisePlayerTests {
     @Test("the player's next tick is a preview's end, the sleep timer's last minute, then its end; nil while nothing is timed")
     func nextTick() async throws {
         let fixture = try PlayerFixture()
-        let clock = fixture.publisher.clock
+        let clock = fixture.wiring.time.clock
         #expect(await fixture.player.nextTick == nil)
         _ = try await fixture.player.preview("beep-alarm")
         #expect(await fixture.player.nextTick == clock.now().addingTimeInterval(NoisePlayer.previewSeconds))
@@ -753,7 +751,7 @@ struct NoisePlayerTests {
     @Test("a change of the mix or the preview wakes the sleeping service; one made before it sleeps is kept", .timeLimit(.minutes(1)))
     func wakeupsAreKept() async throws {
         let fixture = try PlayerFixture()
-        let clock = fixture.publisher.clock
+        let clock = fixture.wiring.time.clock
         try await fixture.play("white-noise", sleepMinutes: 5)
         // Made before the sleep: the sleep (with no deadline) returns at once.
         await fixture.player.wakeUp.sleep(until: nil, on: clock)
@@ -766,7 +764,7 @@ struct NoisePlayerTests {
     @Test("NoiseService ends the sleep timer on time, with no timer of its own while nothing is timed")
     func serviceDrivesTimer() async throws {
         let fixture = try PlayerFixture()
-        let service = Task { await NoiseService(player: fixture.player, clock: fixture.publisher.clock).run() }
+        let service = Task { await NoiseService(player: fixture.player, clock: fixture.wiring.time.clock).run() }
         defer { service.cancel() }
         try await Task.sleep(for: .milliseconds(50))
         try await fixture.play("white-noise", sleepMinutes: 1)

@@ -56,7 +56,7 @@ struct AlarmFixture {
     var memory: InMemoryStore? { store as? InMemoryStore }
 
     /// The wall clock as the node reads it.
-    var now: Date { node.publisher.clock.now() }
+    var now: Date { node.time.now() }
 
     // MARK: Commands
 

@@ -16,19 +16,20 @@ struct NodeFixture {
     let logs = LogRecorder()
     let node: Node
 
-    init(supportsProperties: Bool = true, configuration file: [String: String] = [:], store: InMemoryStore = InMemoryStore())
-        throws
-    {
+    init(
+        supportsProperties: Bool = true, configuration file: [String: String] = [:], store: InMemoryStore = InMemoryStore(),
+        sounds: SoundLibrary = .empty
+    ) throws {
         transport = FakeTransport(supportsProperties: supportsProperties)
         self.store = store
         clock = TestClock()
         node = Node(
             configuration: try makeConfiguration(file), transport: transport, store: store,
-            clock: .driven(by: clock, startingAt: Self.start, timeZone: berlin), logger: logs.logger())
+            clock: .driven(by: clock, startingAt: Self.start, timeZone: berlin), sounds: sounds, logger: logs.logger())
     }
 
     var topics: Topics { node.configuration.topics }
-    var settings: ClockSettings { node.publisher.settings.current }
+    var settings: ClockSettings { node.settings.current }
 
     func respond(_ verb: String, _ payload: String = "") async -> CommandResponse {
         await node.router.respond(verb: verb, payload: Array(payload.utf8))

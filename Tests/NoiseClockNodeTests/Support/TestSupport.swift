@@ -212,3 +212,22 @@ extension TestClock where Duration == Swift.Duration {
         try #require(sleeping, "\(who) never went to sleep on the test clock", sourceLocation: sourceLocation)
     }
 }
+
+/// What a service under test emits into and reads the time from: a hub whose MQTT subscriber is
+/// `transport` (so the test reads what would go to the broker), and the node's time with `settings`.
+struct ServiceWiring {
+    let hub: StateHub
+    let settings: SettingsModel
+    let time: NodeTime
+
+    init(
+        transport: FakeTransport, settings: ClockSettings, clock: NodeClock, store: InMemoryStore = InMemoryStore(),
+        topics: Topics = Topics(base: "noiseclock", nodeID: "kitchen")
+    ) {
+        let hub = StateHub()
+        hub.subscribe(MQTTStatePublisher(transport: transport, topics: topics).handle)
+        self.hub = hub
+        self.settings = SettingsModel(configured: settings, store: store, hub: hub, logger: LogRecorder().logger())
+        time = NodeTime(clock: clock, settings: self.settings)
+    }
+}

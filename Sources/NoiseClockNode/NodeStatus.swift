@@ -1,0 +1,107 @@
+import FoundationEssentials
+import NoiseClockAudio
+import NoiseClockCore
+import Synchronization
+
+/// The node's wall clock with the zone in force (`clock.timezone`, else the system's): what a
+/// service needs to read the time, format it, and stamp its events.
+public struct NodeTime: Sendable {
+    public let clock: NodeClock
+    public let settings: SettingsModel
+
+    public init(clock: NodeClock, settings: SettingsModel) {
+        self.clock = clock
+        self.settings = settings
+    }
+
+    public func now() -> Date { clock.now() }
+
+    /// The zone in force, without building a whole ClockFace.
+    public func zone() -> Zone { settings.current.zone(system: clock.systemTimeZone()) }
+
+    public func face() -> ClockFace { ClockFace(settings: settings.current, systemZone: clock.systemTimeZone()) }
+
+    /// `instant` as SPEC §2 writes times: ISO 8601 with the offset of the zone in force.
+    public func iso(_ instant: Date) -> String { ISOTime.string(instant, in: zone()) }
+
+    /// The `B/event` object for `name`: its details, the name and the time now.
+    public func event(_ name: String, _ details: [String: JSONValue] = [:]) -> JSONValue {
+        var members = details
+        members["event"] = .string(name)
+        members["at"] = .string(iso(now()))
+        return .object(members)
+    }
+}
+
+/// `B/status`: what the node knows of itself, emitted into the hub on connect and on change, and
+/// the answer to `ping`.
+public struct StatusBoard: Sendable {
+    public let status: NodeStatus
+    let hub: StateHub
+    let time: NodeTime
+
+    public init(status: NodeStatus, hub: StateHub, time: NodeTime) {
+        self.status = status
+        self.hub = hub
+        self.time = time
+    }
+
+    /// The status as `ping` answers it, times in the zone in force.
+    public func json() -> JSONValue { status.json(at: time.now(), in: time.zone()) }
+
+    public func publish() { hub.publish(StateTopic.status, json()) }
+
+    /// The audio output changed: `B/status` again, and an `audio_error` event when it failed.
+    public func audioChanged(_ audio: AudioStatus) {
+        publish()
+        if !audio.ok, let error = audio.error {
+            hub.emit(time.event("audio_error", ["device": .string(audio.device), "error": .string(error)]))
+        }
+    }
+}
+
+/// What `B/status` and `ping` report.
+public struct NodeStatus: Sendable {
+    public static let version = "0.1.0"
+
+    public let startedAt: Date
+    public let audioDevice: String
+    /// The audio engine's state now; nil when the node runs without one (tests).
+    public let audio: @Sendable () -> AudioStatus?
+    /// `upower`, `sysfs`, or `none` (no source found, or `battery.source: none`).
+    public let batterySource: String
+    /// Problems found at start (an unreadable stored file moved aside), reported until restart.
+    public let problems: [String]
+
+    public init(
+        startedAt: Date, audioDevice: String, audio: @escaping @Sendable () -> AudioStatus? = { nil },
+        batterySource: String = "none", problems: [String]
+    ) {
+        self.startedAt = startedAt
+        self.audioDevice = audioDevice
+        self.audio = audio
+        self.batterySource = batterySource
+        self.problems = problems
+    }
+
+    private var audioJSON: JSONValue {
+        guard let status = audio() else {
+            return ["device": .string(audioDevice), "ok": false, "error": "no audio engine", "xruns": 0]
+        }
+        return [
+            "device": .string(status.device), "ok": .bool(status.ok), "error": status.error.map { .string($0) } ?? .null,
+            "xruns": .number(Double(status.xruns)),
+        ]
+    }
+
+    public func json(at now: Date, in zone: Zone) -> JSONValue {
+        [
+            "version": .string(Self.version),
+            "started_at": .string(ISOTime.string(startedAt, in: zone)),
+            "uptime_s": .number(max(0, now.timeIntervalSince(startedAt).rounded(.down))),
+            "audio": audioJSON,
+            "battery_source": .string(batterySource),
+            "problems": .array(problems.map { .string($0) }),
+        ]
+    }
+}
