@@ -101,13 +101,9 @@ extension AlarmScheduler {
 
     /// `B/alarm/next` when the next alarm changes, and at each minute for `in_s`.
     func publishNext(now: Date, zone: Zone) {
-        // The idle second's fast path: same next fires, same minute, nothing to do.
         let minute = Int64((now.timeIntervalSince1970 / 60).rounded(.down))
-        if let looked = nextLooked, looked.generation == nextFiresGeneration, looked.minute == minute { return }
-        nextLooked = (nextFiresGeneration, minute)
-        let soonest = nextFires.min { ($0.value, $0.key) < ($1.value, $1.key) }
         let value: JSONValue
-        if let (id, instant) = soonest, let alarm = try? state.book.alarm(id) {
+        if let (id, instant) = AlarmClockwork.soonest(nextFires), let alarm = try? state.book.alarm(id) {
             value = [
                 "id": .string(id), "label": .string(alarm.label), "fires_at": iso(instant, zone),
                 "in_s": .number(max(0, instant.timeIntervalSince(now).rounded(.down))),
@@ -122,51 +118,12 @@ extension AlarmScheduler {
         hub.publish(StateTopic.alarmNext, value)
     }
 
-    var upcomingInstants: [Date?] {
-        guard upcoming > 0 else { return [] }
-        return nextFires.map { id, instant in state.announced[id] == instant ? nil : instant.addingTimeInterval(-upcoming) }
-    }
-
-    /// `alarm_upcoming`, once per occurrence, `alarms.upcoming_min` before it.
-    func announceUpcoming(now: Date, zone: Zone) async {
-        guard upcoming > 0 else { return }
-        var next = state
-        var announce: [(Alarm, Date)] = []
-        for (id, instant) in nextFires.sorted(by: { $0.value < $1.value })
-        where instant.timeIntervalSince(now) <= upcoming && next.announced[id] != instant {
-            guard let alarm = try? next.book.alarm(id) else { continue }
-            next.announced[id] = instant
-            announce.append((alarm, instant))
-        }
-        guard !announce.isEmpty else { return }
-        await adopt(next) {
-            for (alarm, instant) in announce {
-                emit(
-                    "alarm_upcoming",
-                    eventDetails(alarm.id, alarm.label, [
-                        "fires_at": iso(instant, zone), "in_s": .number(max(0, instant.timeIntervalSince(now).rounded(.down))),
-                    ]))
-            }
-        }
-    }
-
     // MARK: Helpers
 
-    func recomputeNextFires(now: Date, zone: Zone) {
-        var fires: [String: Date] = [:]
-        for alarm in state.book.alarms {
-            // Never before the last handled occurrence: after the wall clock is set back, an
-            // occurrence that already rang is not shown (or rung) again.
-            let after = max(now, state.book.lastHandled[alarm.id] ?? now)
-            // A one-shot alarm being dealt with (ringing, snoozed or waiting) has no next time:
-            // it switches itself off when it is over.
-            let inSession = ([state.ringing.current].compactMap { $0 } + state.ringing.waiting).contains { $0.due.alarmID == alarm.id }
-            fires[alarm.id] = alarm.isOneShot && inSession ? nil : AlarmSchedule.nextFire(of: alarm, after: after, in: zone)
-        }
-        nextFires = fires
-        nextFiresGeneration += 1
-        cacheKey = CacheKey(book: state.book, zone: zone)
-        publishAlarms(zone: zone)
+    /// Works out the next fires again after a change, and publishes the alarm topics.
+    func refreshNextFires(now: Date) {
+        nextFires = AlarmClockwork.nextFires(state, now: now, zone: time.zone())
+        publishAll()
     }
 
     /// Wakes the scheduler loop, so a change is seen at once rather than after its current sleep.
@@ -188,17 +145,6 @@ extension AlarmScheduler {
             let id = String("abcdef".randomElement() ?? "a") + hex.prefix(7)
             if !book.alarms.contains(where: { $0.id == id }) { return id }
         }
-    }
-
-    /// Once a minute: a `skip_next` date that is over is cleared (the skipped occurrence is past).
-    func clearPassedSkips(now: Date, zone: Zone) async {
-        let minute = Int64((now.timeIntervalSince1970 / 60).rounded(.down))
-        guard skipsCheckedMinute != minute else { return }
-        skipsCheckedMinute = minute
-        guard state.book.alarms.contains(where: { $0.skipNext != nil }) else { return }
-        var next = state
-        next.book.clearSkips(before: AlarmSchedule.localDate(of: now, in: zone))
-        await adopt(next)
     }
 
     func iso(_ instant: Date, _ zone: Zone) -> JSONValue {

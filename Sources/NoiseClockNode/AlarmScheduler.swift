@@ -13,34 +13,7 @@ public actor AlarmScheduler {
     public static let documentName = "alarms.json"
 
     /// What `alarms.json` holds.
-    public struct State: Sendable, Hashable {
-        public var book = AlarmBook()
-        public var ringing = Ringing()
-        /// The occurrence each alarm last announced with `alarm_upcoming`.
-        public var announced: [String: Date] = [:]
-
-        public init(book: AlarmBook = AlarmBook(), ringing: Ringing = Ringing(), announced: [String: Date] = [:]) {
-            self.book = book
-            self.ringing = ringing
-            self.announced = announced
-        }
-
-        var stored: JSONValue {
-            var members = book.stored.objectValue ?? [:]
-            members["version"] = 1
-            members["ringing"] = ringing.stored
-            members["announced"] = .object(announced.mapValues { .number($0.timeIntervalSince1970) })
-            return .object(members)
-        }
-
-        init(stored value: JSONValue) throws(CommandError) {
-            book = try AlarmBook(stored: value)
-            if let ringing = value.objectValue?["ringing"] { self.ringing = try Ringing(stored: ringing) }
-            for (id, instant) in value.objectValue?["announced"]?.objectValue ?? [:] {
-                if case .number(let seconds) = instant { announced[id] = Date(timeIntervalSince1970: seconds) }
-            }
-        }
-    }
+    public typealias State = AlarmState
 
     /// Loads `alarms.json`. An unreadable or invalid file is moved aside (never overwritten) and
     /// reported; the node then starts with no alarms.
@@ -69,8 +42,8 @@ public actor AlarmScheduler {
     let time: NodeTime
     let noise: NoisePlayer?
     let library: SoundLibrary
-    let grace: TimeInterval
-    let upcoming: TimeInterval
+    /// Says what is due, missed and next; this actor carries it out.
+    let clockwork: AlarmClockwork
     let logger: Logger
     /// Told the alarms each time `B/alarms` is published (Home Assistant's per-alarm switches).
     let alarmsPublished: (@Sendable ([Alarm]) -> Void)?
@@ -79,24 +52,14 @@ public actor AlarmScheduler {
     /// The client keeps the latest retained value of each topic and sends it again after every
     /// reconnect, so a value equal to the last one need not be published again.
     var published: [String: JSONValue] = [:]
-    /// The next fire of each enabled alarm, worked out for `cacheKey`; recomputed when that changes.
+    /// The next fire of each enabled alarm, as the last look worked it out.
     var nextFires: [String: Date] = [:]
-    var cacheKey: CacheKey?
-    /// The wall clock at the last look: earlier now, or more than 5 s later, is a jump.
-    var lastTick: Date?
-    var skipsCheckedMinute: Int64?
+    /// The wall clock at the last look: a later look that reads earlier means it was set back.
+    var lastLook: Date?
+    /// What `B/alarm/next` last said, without `in_s`, and the minute it was said in.
     var publishedNext: (JSONValue, minute: Int64)?
-    /// Bumped whenever the next fires are worked out again; with the minute, what `B/alarm/next`
-    /// was last looked at for.
-    var nextFiresGeneration = 0
-    var nextLooked: (generation: Int, minute: Int64)?
     nonisolated let wakeUp = WakeUp()
     var started = false
-
-    struct CacheKey: Hashable {
-        var book: AlarmBook
-        var zone: Zone
-    }
 
     public init(
         state: State, store: any Store, hub: StateHub, time: NodeTime, noise: NoisePlayer?, library: SoundLibrary,
@@ -109,8 +72,8 @@ public actor AlarmScheduler {
         self.time = time
         self.noise = noise
         self.library = library
-        self.grace = Double(alarms.missedGraceMinutes * 60)
-        self.upcoming = Double(alarms.upcomingMinutes * 60)
+        self.clockwork = AlarmClockwork(
+            grace: Double(alarms.missedGraceMinutes * 60), upcoming: Double(alarms.upcomingMinutes * 60))
         self.logger = logger
     }
 
@@ -199,76 +162,40 @@ public actor AlarmScheduler {
     public func start() async {
         guard !started else { return }
         started = true
-        let now = time.now()
-        var next = state
-        let outcomes = next.ringing.resume(at: now, grace: grace)
-        settle(outcomes, in: &next, now: now)
-        await adopt(next, performing: outcomes)
+        let resumed = clockwork.resume(state, now: time.now())
+        await adopt(resumed.state, performing: resumed.outcomes)
         await advance()
         publishAll()
     }
 
-    /// Rings, reports and announces whatever has come due, and returns the wall-clock instant at
-    /// which to look again: the next fire, snooze end, ring timeout or announcement, or the next
-    /// minute (`B/alarm/next`'s `in_s`). A change of the wall clock wakes the loop earlier.
+    /// Rings, reports and announces whatever has come due (as the clockwork says), and returns the
+    /// wall-clock instant at which to look again: the next fire, snooze end, ring timeout or
+    /// announcement, or the next minute (`B/alarm/next`'s `in_s`). A change of the wall clock
+    /// wakes the loop earlier.
     @discardableResult
     public func advance() async -> Date {
         let now = time.now()
         let zone = time.zone()
-        let jumped = lastTick.map { now < $0 || now.timeIntervalSince($0) > 5 } ?? true
-        if let last = lastTick, now < last, state.ringing.current != nil || !state.ringing.waiting.isEmpty {
-            // The wall clock was set back (it never runs backwards): a ring's timeout and a snooze
-            // move back with it, so they keep what they had left, not stretched by the change.
-            var next = state
-            next.ringing.shift(by: now.timeIntervalSince(last))
-            await adopt(next)
-        }
-        lastTick = now
-        await clearPassedSkips(now: now, zone: zone)
-        let key = CacheKey(book: state.book, zone: zone)
-        if jumped || key != cacheKey || nextFires.values.contains(where: { $0 <= now }) {
-            var next = state
-            var outcomes: [Ringing.Outcome] = []
-            var missed: [(Alarm, Date)] = []
-            let due = next.book.alarms.flatMap { alarm in
-                AlarmSchedule.due(alarm, lastHandled: next.book.lastHandled[alarm.id], now: now, grace: grace, in: zone)
-                    .map { (alarm, $0) }
-            }.sorted { ($0.1.instant, $0.0.id) < ($1.1.instant, $1.0.id) }
-            for (alarm, occurrence) in due {
-                next.book.handled(alarm.id, at: occurrence.instant)
-                switch occurrence {
-                case .ring(let instant):
-                    outcomes += next.ringing.due(
-                        Ringing.Due(
-                            alarmID: alarm.id, label: alarm.label, firesAt: instant, snoozeMinutes: alarm.snoozeMinutes,
-                            ringTimeoutMinutes: alarm.ringTimeoutMinutes), at: now)
-                case .missed(let instant):
-                    missed.append((alarm, instant))
-                    if alarm.isOneShot { _ = try? next.book.setEnabled(alarm.id, false) }
-                }
+        let step = clockwork.step(state, now: now, previous: lastLook, zone: zone)
+        lastLook = now
+        await adopt(step.state, performing: step.outcomes) {
+            for missed in step.missed {
+                logger.warning("alarm missed", metadata: ["alarm": "\(missed.alarmID)", "fires_at": "\(missed.firesAt)"])
+                emit("alarm_missed", eventDetails(missed.alarmID, missed.label, ["fires_at": iso(missed.firesAt, zone)]))
             }
-            settle(outcomes, in: &next, now: now)
-            await adopt(next, performing: outcomes) {
-                for (alarm, instant) in missed {
-                    logger.warning("alarm missed", metadata: ["alarm": "\(alarm.id)", "fires_at": "\(instant)"])
-                    emit("alarm_missed", eventDetails(alarm.id, alarm.label, ["fires_at": iso(instant, zone)]))
-                }
-            }
-            recomputeNextFires(now: now, zone: zone)
         }
-        // Rings that time out, snoozes that end.
-        var next = state
-        let outcomes = next.ringing.tick(at: now, grace: grace)
-        if !outcomes.isEmpty || next != state {
-            settle(outcomes, in: &next, now: now)
-            await adopt(next, performing: outcomes)
-            recomputeNextFires(now: now, zone: zone)
+        for announcement in step.announcements {
+            emit(
+                "alarm_upcoming",
+                eventDetails(announcement.alarmID, announcement.label, [
+                    "fires_at": iso(announcement.firesAt, zone),
+                    "in_s": .number(max(0, announcement.firesAt.timeIntervalSince(now).rounded(.down))),
+                ]))
         }
-        await announceUpcoming(now: now, zone: zone)
+        nextFires = step.nextFires
+        publishAlarms(zone: zone)
         publishNext(now: now, zone: zone)
-        let nextMinute = Date(timeIntervalSince1970: ((now.timeIntervalSince1970 / 60).rounded(.down) + 1) * 60)
-        return ([state.ringing.nextChange] + nextFires.values.map { Optional($0) } + upcomingInstants)
-            .compactMap { $0 }.filter { $0 > now }.reduce(nextMinute, min)
+        return step.wake
     }
 
     /// Sleeps until `deadline`, or less when a command changes the alarms or the wall clock is set.
@@ -290,8 +217,7 @@ public actor AlarmScheduler {
         pendingOutcomes = []
         try commit(next)
         await perform(outcomes)
-        recomputeNextFires(now: now, zone: time.zone())
-        publishAll()
+        refreshNextFires(now: now)
         wake()
         guard let id, let alarm = state.book.alarms.first(where: { $0.id == id }) else { return .null }
         return alarm.json(nextFire: nextFires[id].map { ISOTime.string($0, in: time.zone()) })
@@ -307,7 +233,7 @@ public actor AlarmScheduler {
         guard let outcomes = body(&next.ringing, now) else {
             throw CommandError(.conflict, "no alarm is ringing or snoozed")
         }
-        settle(outcomes, in: &next, now: now)
+        AlarmClockwork.settle(outcomes, in: &next)
         do {
             try commit(next)
         } catch {
@@ -315,8 +241,7 @@ public actor AlarmScheduler {
             state = next
         }
         await perform(outcomes)
-        recomputeNextFires(now: now, zone: time.zone())
-        publishAll()
+        refreshNextFires(now: now)
         wake()
         return state.ringing.json { ISOTime.string($0, in: time.zone()) }
     }
@@ -326,23 +251,8 @@ public actor AlarmScheduler {
 
     func cancelSession(of id: String, in state: inout State, now: Date) {
         let outcomes = state.ringing.cancel(alarmID: id, at: now)
-        settle(outcomes, in: &state, now: now)
+        AlarmClockwork.settle(outcomes, in: &state)
         pendingOutcomes += outcomes
-    }
-
-    /// The changes to the alarms that outcomes bring: a one-shot alarm that has finished ringing
-    /// disables itself.
-    func settle(_ outcomes: [Ringing.Outcome], in state: inout State, now: Date) {
-        for outcome in outcomes {
-            switch outcome {
-            case .dismissed(let due), .autoSilenced(let due), .missed(let due, _):
-                if let alarm = try? state.book.alarm(due.alarmID), alarm.isOneShot, alarm.enabled {
-                    _ = try? state.book.setEnabled(alarm.id, false)
-                }
-            case .ring, .snoozed, .waiting:
-                break
-            }
-        }
     }
 
     func commit(_ next: State) throws(CommandError) {

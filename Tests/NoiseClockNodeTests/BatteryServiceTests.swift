@@ -293,7 +293,7 @@ struct BatteryStatusTests {
         let service = try #require(node.services().first { $0 is BatteryService })
         let task = Task { try await service.run() }
         source.push(BatteryReading(present: true, percentage: 34, state: .discharging, source: "upower"))
-        _ = await eventually { !transport.published(on: "noiseclock/kitchen/event").isEmpty }
+        _ = await eventually(timeout: .seconds(20)) { !transport.published(on: "noiseclock/kitchen/event").isEmpty }
         task.cancel()
         _ = await task.result
 

@@ -15,7 +15,7 @@ struct TimeSourceTests {
         try await time.sleep(for: .milliseconds(milliseconds))
         let slept = ContinuousClock.now - start
         #expect(slept >= .milliseconds(milliseconds))
-        #expect(slept < .milliseconds(milliseconds) + .seconds(5))
+        #expect(slept < .milliseconds(milliseconds) + .seconds(30), "a sleep that never ends (the bound is loose: a loaded machine)")
     }
 
     @Test("a wall-clock sleep ends when the wall clock reads its deadline, not before")
@@ -24,7 +24,7 @@ struct TimeSourceTests {
         try await time.sleep(untilWall: deadline)
         let now = Date()
         #expect(now >= deadline)
-        #expect(now.timeIntervalSince(deadline) < 5)
+        #expect(now.timeIntervalSince(deadline) < 30, "a sleep that never ends (the bound is loose: a loaded machine)")
     }
 
     @Test("a deadline already past, or a zero duration, returns at once")

@@ -84,7 +84,7 @@ final class FakeTransport: MQTTTransport {
     /// Waits (on the real clock, polling) until at least `count` messages were published, and returns
     /// them all; returns what there is when `timeout` passes first.
     @discardableResult
-    func waitForPublished(count: Int, timeout: Duration = .seconds(5)) async -> [MQTTMessage] {
+    func waitForPublished(count: Int, timeout: Duration = .seconds(20)) async -> [MQTTMessage] {
         _ = await eventually(timeout: timeout) { self.published.count >= count }
         return published
     }

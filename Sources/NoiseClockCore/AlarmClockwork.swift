@@ -1,0 +1,175 @@
+import FoundationEssentials
+
+/// What `alarms.json` holds: the alarms with what has been handled of them, the ring or snooze in
+/// progress, and the occurrences already announced with `alarm_upcoming`.
+public struct AlarmState: Sendable, Hashable {
+    public var book = AlarmBook()
+    public var ringing = Ringing()
+    /// The occurrence each alarm last announced with `alarm_upcoming`.
+    public var announced: [String: Date] = [:]
+
+    public init(book: AlarmBook = AlarmBook(), ringing: Ringing = Ringing(), announced: [String: Date] = [:]) {
+        self.book = book
+        self.ringing = ringing
+        self.announced = announced
+    }
+
+    public var stored: JSONValue {
+        var members = book.stored.objectValue ?? [:]
+        members["version"] = 1
+        members["ringing"] = ringing.stored
+        members["announced"] = .object(announced.mapValues { .number($0.timeIntervalSince1970) })
+        return .object(members)
+    }
+
+    public init(stored value: JSONValue) throws(CommandError) {
+        book = try AlarmBook(stored: value)
+        if let ringing = value.objectValue?["ringing"] { self.ringing = try Ringing(stored: ringing) }
+        for (id, instant) in value.objectValue?["announced"]?.objectValue ?? [:] {
+            if case .number(let seconds) = instant { announced[id] = Date(timeIntervalSince1970: seconds) }
+        }
+    }
+}
+
+/// The alarm clockwork of SPEC §3, pure: given the alarms, their ringing state, the time of the
+/// previous look and "now", it says what is due, what was missed, what rings next and when to look
+/// again. It reads no clock and has no effects; the node's alarm scheduler carries out what it says
+/// (sound, store, state, events).
+public struct AlarmClockwork: Sendable, Hashable {
+    /// `alarms.missed_grace_min`: an occurrence at most this old rings; an older one is missed.
+    public var grace: TimeInterval
+    /// `alarms.upcoming_min`: announce an occurrence this long before it (0: never).
+    public var upcoming: TimeInterval
+
+    public init(grace: TimeInterval, upcoming: TimeInterval = 0) {
+        self.grace = grace
+        self.upcoming = upcoming
+    }
+
+    /// An occurrence that passed unrung: reported with `alarm_missed`, never rung.
+    public struct Missed: Sendable, Hashable {
+        public var alarmID: String
+        public var label: String
+        public var firesAt: Date
+    }
+
+    /// An occurrence to announce now with `alarm_upcoming`.
+    public struct Announcement: Sendable, Hashable {
+        public var alarmID: String
+        public var label: String
+        public var firesAt: Date
+    }
+
+    /// The result of one look at the clock.
+    public struct Step: Sendable, Hashable {
+        /// The state after the look: occurrences handled, rings begun or ended, skips that are
+        /// over cleared, announcements recorded.
+        public var state: AlarmState
+        /// Occurrences that passed beyond the grace (reported first).
+        public var missed: [Missed]
+        /// What happened to the ringing, in order: rings, snoozes over, rings timed out.
+        public var outcomes: [Ringing.Outcome]
+        public var announcements: [Announcement]
+        /// The next fire of every alarm that has one.
+        public var nextFires: [String: Date]
+        /// When to look again: the earliest next fire, ring timeout, snooze end or announcement,
+        /// and at the latest the next minute (`B/alarm/next` counts down in minutes).
+        public var wake: Date
+    }
+
+    /// Catches the schedule up to `now`. `previous` is the time of the previous look: a `now`
+    /// before it means the wall clock was set back, and a ring or snooze in progress moves back
+    /// with it (it keeps what it had left).
+    public func step(_ state: AlarmState, now: Date, previous: Date?, zone: Zone) -> Step {
+        var next = state
+        if let previous, now < previous, next.ringing.current != nil || !next.ringing.waiting.isEmpty {
+            next.ringing.shift(by: now.timeIntervalSince(previous))
+        }
+        next.book.clearSkips(before: AlarmSchedule.localDate(of: now, in: zone))
+
+        // Occurrences that came due, oldest first (ties by id, so the order never depends on a dictionary).
+        var missed: [Missed] = []
+        var outcomes: [Ringing.Outcome] = []
+        let due = next.book.alarms.flatMap { alarm in
+            AlarmSchedule.due(alarm, lastHandled: next.book.lastHandled[alarm.id], now: now, grace: grace, in: zone)
+                .map { (alarm, $0) }
+        }.sorted { ($0.1.instant, $0.0.id) < ($1.1.instant, $1.0.id) }
+        for (alarm, occurrence) in due {
+            next.book.handled(alarm.id, at: occurrence.instant)
+            switch occurrence {
+            case .ring(let instant):
+                outcomes += next.ringing.due(
+                    Ringing.Due(
+                        alarmID: alarm.id, label: alarm.label, firesAt: instant, snoozeMinutes: alarm.snoozeMinutes,
+                        ringTimeoutMinutes: alarm.ringTimeoutMinutes), at: now)
+            case .missed(let instant):
+                missed.append(Missed(alarmID: alarm.id, label: alarm.label, firesAt: instant))
+                if alarm.isOneShot { _ = try? next.book.setEnabled(alarm.id, false) }
+            }
+        }
+        // Rings that time out, snoozes that end.
+        outcomes += next.ringing.tick(at: now, grace: grace)
+        Self.settle(outcomes, in: &next)
+
+        let fires = Self.nextFires(next, now: now, zone: zone)
+        var announcements: [Announcement] = []
+        if upcoming > 0 {
+            for (id, instant) in fires.sorted(by: { ($0.value, $0.key) < ($1.value, $1.key) })
+            where instant.timeIntervalSince(now) <= upcoming && next.announced[id] != instant {
+                guard let alarm = try? next.book.alarm(id) else { continue }
+                next.announced[id] = instant
+                announcements.append(Announcement(alarmID: id, label: alarm.label, firesAt: instant))
+            }
+        }
+        let announceAt = upcoming > 0
+            ? fires.compactMap { id, instant in next.announced[id] == instant ? nil : instant.addingTimeInterval(-upcoming) }
+            : []
+        let nextMinute = Date(timeIntervalSince1970: ((now.timeIntervalSince1970 / 60).rounded(.down) + 1) * 60)
+        let wake = ([next.ringing.nextChange].compactMap { $0 } + fires.values + announceAt)
+            .filter { $0 > now }.reduce(nextMinute, min)
+        return Step(state: next, missed: missed, outcomes: outcomes, announcements: announcements, nextFires: fires, wake: wake)
+    }
+
+    /// After a restart: what was stored goes on (a ring that had not timed out rings again, a
+    /// snooze that ended meanwhile rings or, beyond the grace, is missed). A `step` follows.
+    public func resume(_ state: AlarmState, now: Date) -> (state: AlarmState, outcomes: [Ringing.Outcome]) {
+        var next = state
+        let outcomes = next.ringing.resume(at: now, grace: grace)
+        Self.settle(outcomes, in: &next)
+        return (next, outcomes)
+    }
+
+    /// The next fire of each alarm that has one, never before its last handled occurrence (after
+    /// the wall clock is set back, an occurrence that already rang is not shown or rung again). A
+    /// one-shot alarm being dealt with (ringing, snoozed or waiting) has none: it switches itself
+    /// off when it is over.
+    public static func nextFires(_ state: AlarmState, now: Date, zone: Zone) -> [String: Date] {
+        let inSession = Set(([state.ringing.current].compactMap { $0 } + state.ringing.waiting).map(\.due.alarmID))
+        var fires: [String: Date] = [:]
+        for alarm in state.book.alarms where !(alarm.isOneShot && inSession.contains(alarm.id)) {
+            let after = max(now, state.book.lastHandled[alarm.id] ?? now)
+            fires[alarm.id] = AlarmSchedule.nextFire(of: alarm, after: after, in: zone)
+        }
+        return fires
+    }
+
+    /// The soonest of `fires` (ties by id), for `B/alarm/next`.
+    public static func soonest(_ fires: [String: Date]) -> (id: String, firesAt: Date)? {
+        fires.min { ($0.value, $0.key) < ($1.value, $1.key) }.map { ($0.key, $0.value) }
+    }
+
+    /// The changes to the alarms that outcomes bring: a one-shot alarm whose ring is over
+    /// (dismissed, silenced or missed) switches itself off.
+    public static func settle(_ outcomes: [Ringing.Outcome], in state: inout AlarmState) {
+        for outcome in outcomes {
+            switch outcome {
+            case .dismissed(let due), .autoSilenced(let due), .missed(let due, _):
+                if let alarm = try? state.book.alarm(due.alarmID), alarm.isOneShot, alarm.enabled {
+                    _ = try? state.book.setEnabled(alarm.id, false)
+                }
+            case .ring, .snoozed, .waiting:
+                break
+            }
+        }
+    }
+}
