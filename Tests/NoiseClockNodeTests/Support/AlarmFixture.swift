@@ -139,3 +139,72 @@ extension JSONValue {
 
 /// `B/alarm/next` when no alarm is due.
 let noNextAlarm: JSONValue = ["id": nil, "label": nil, "fires_at": nil, "in_s": nil]
+
+// MARK: Shared by the alarm scheduler tests
+
+/// The fixture's clock starts on Tuesday 2026-03-10 at 08:04 in Berlin (+01:00); most alarms here
+/// are set for 08:10 that day.
+let fire = instant(2026, 3, 10, 8, 10, in: berlin)
+let fireISO = "2026-03-10T08:10:00+01:00"
+
+func berlinISO(_ instant: Date) -> String { ISOTime.string(instant, in: berlin) }
+
+/// The `alarm_ringing` event of SPEC §2.
+func ringingEvent(_ id: String, _ label: String, at: Date, firesAt: String = fireISO, snoozeCount: Int = 0) -> JSONValue {
+    [
+        "event": "alarm_ringing", "at": .string(berlinISO(at)), "alarm_id": .string(id), "label": .string(label),
+        "fires_at": .string(firesAt), "snooze_count": .number(Double(snoozeCount)),
+    ]
+}
+
+/// `B/alarm/state` of SPEC §2 (plus `waiting`).
+func ringState(
+    _ state: String, _ id: String, _ label: String, since: Date, snoozedUntil: Date? = nil, snoozeCount: Int = 0,
+    waiting: [JSONValue] = []
+) -> JSONValue {
+    [
+        "state": .string(state), "alarm_id": .string(id), "label": .string(label), "since": .string(berlinISO(since)),
+        "snoozed_until": snoozedUntil.map { .string(berlinISO($0)) } ?? .null,
+        "snooze_count": .number(Double(snoozeCount)), "waiting": .array(waiting),
+    ]
+}
+
+let idleState: JSONValue = [
+    "state": "idle", "alarm_id": nil, "label": nil, "since": nil, "snoozed_until": nil, "snooze_count": 0, "waiting": [],
+]
+
+/// The alarm object without the members that differ between an alarm and its copy.
+func withoutID(_ alarm: JSONValue?) -> JSONValue? {
+    guard var members = alarm?.objectValue else { return nil }
+    members["id"] = nil
+    return .object(members)
+}
+
+// MARK: - Verbs and topics
+
+/// A store whose `alarms.json` could not be read: `load` reports it moved aside, as `FileStore` does.
+struct UnreadableAlarmsStore: Store {
+    func load(_ name: String) -> StoredDocument {
+        name == AlarmScheduler.documentName ? .movedAside(movedTo: "alarms.json.unreadable-1", reason: "not valid JSON") : .missing
+    }
+
+    func save(_ name: String, _ value: JSONValue) throws {}
+
+    func moveAside(_ name: String, reason: String) -> StoredDocument { .movedAside(movedTo: name, reason: reason) }
+}
+
+
+/// An in-memory store whose saves can be made to fail, as a disk that fills up mid-ring.
+final class BreakableStore: Store {
+    let inner = InMemoryStore()
+    let broken = Mutex(false)
+
+    func load(_ name: String) -> StoredDocument { inner.load(name) }
+
+    func save(_ name: String, _ value: JSONValue) throws {
+        if broken.withLock({ $0 }) { throw FailingStore.failure }
+        try inner.save(name, value)
+    }
+
+    func moveAside(_ name: String, reason: String) -> StoredDocument { inner.moveAside(name, reason: reason) }
+}
