@@ -13,16 +13,19 @@ public struct ClockSettings: Sendable, Hashable {
     public var timezone: String
     public var locale: String
     public var publishSeconds: Bool
+    /// The clock face's style (SPEC §9).
+    public var face: FaceStyle
 
     public init(
         timeFormat: TimeFormat = .twentyFourHour, showSeconds: Bool = false, timezone: String = "",
-        locale: String = "en_US", publishSeconds: Bool = false
+        locale: String = "en_US", publishSeconds: Bool = false, face: FaceStyle = FaceStyle()
     ) {
         self.timeFormat = timeFormat
         self.showSeconds = showSeconds
         self.timezone = timezone
         self.locale = locale
         self.publishSeconds = publishSeconds
+        self.face = face
     }
 
     public var json: JSONValue {
@@ -32,6 +35,7 @@ public struct ClockSettings: Sendable, Hashable {
             "timezone": .string(timezone),
             "locale": .string(locale),
             "publish_seconds": .bool(publishSeconds),
+            "face": face.json,
         ]
     }
 
@@ -48,6 +52,8 @@ public struct ClockSettings: Sendable, Hashable {
         if let v = patch.timezone { copy.timezone = v }
         if let v = patch.locale { copy.locale = v }
         if let v = patch.publishSeconds { copy.publishSeconds = v }
+        // Checked when the patch was made; a stored patch that no longer applies leaves the style.
+        if let v = patch.face, let style = try? copy.face.applying(v) { copy.face = style }
         return copy
     }
 }
@@ -59,19 +65,22 @@ public struct SettingsPatch: Sendable, Hashable {
     public var timezone: String?
     public var locale: String?
     public var publishSeconds: Bool?
+    /// A partial `settings.face` object, already checked against `FaceStyle.applying`.
+    public var face: [String: JSONValue]?
 
     public init(
         timeFormat: TimeFormat? = nil, showSeconds: Bool? = nil, timezone: String? = nil, locale: String? = nil,
-        publishSeconds: Bool? = nil
+        publishSeconds: Bool? = nil, face: [String: JSONValue]? = nil
     ) {
         self.timeFormat = timeFormat
         self.showSeconds = showSeconds
         self.timezone = timezone
         self.locale = locale
         self.publishSeconds = publishSeconds
+        self.face = face
     }
 
-    public static let fields: Set<String> = ["time_format", "show_seconds", "timezone", "locale", "publish_seconds"]
+    public static let fields: Set<String> = ["time_format", "show_seconds", "timezone", "locale", "publish_seconds", "face"]
 
     public init(_ arguments: CommandArguments) throws(CommandError) {
         try arguments.allowOnly(Self.fields)
@@ -91,6 +100,11 @@ public struct SettingsPatch: Sendable, Hashable {
             if let reason = ClockValidation.localeProblem(locale) { throw .invalidField("locale", reason) }
             self.locale = locale
         }
+        if let value = arguments.values["face"] {
+            guard let members = value.objectValue else { throw .invalidField("face", "must be a JSON object") }
+            _ = try FaceStyle().applying(members)
+            face = members
+        }
     }
 
     public var isEmpty: Bool { self == SettingsPatch() }
@@ -100,7 +114,8 @@ public struct SettingsPatch: Sendable, Hashable {
         SettingsPatch(
             timeFormat: newer.timeFormat ?? timeFormat, showSeconds: newer.showSeconds ?? showSeconds,
             timezone: newer.timezone ?? timezone, locale: newer.locale ?? locale,
-            publishSeconds: newer.publishSeconds ?? publishSeconds)
+            publishSeconds: newer.publishSeconds ?? publishSeconds,
+            face: newer.face.map { FaceStyle.merge(face ?? [:], $0) } ?? face)
     }
 
     public var json: JSONValue {
@@ -110,6 +125,7 @@ public struct SettingsPatch: Sendable, Hashable {
         if let timezone { members["timezone"] = .string(timezone) }
         if let locale { members["locale"] = .string(locale) }
         if let publishSeconds { members["publish_seconds"] = .bool(publishSeconds) }
+        if let face { members["face"] = .object(face) }
         return .object(members)
     }
 }
