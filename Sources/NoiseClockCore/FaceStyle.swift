@@ -45,6 +45,8 @@ public struct FaceStyle: Sendable, Hashable {
         public var theme = Theme.red
         /// Screen brightness at night, 0-100 (0: the screen is off; a touch wakes it for 30 s).
         public var brightness = 5
+
+        public init() {}
     }
 
     public static let overlayNames = ["date", "battery", "next_alarm", "noise", "timers"]
