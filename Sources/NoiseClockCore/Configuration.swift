@@ -48,6 +48,25 @@ public struct Configuration: Sendable, Hashable {
         public var upcomingMinutes: Int
     }
 
+    /// The screen (SPEC §9 `display.*`).
+    public struct Display: Sendable, Hashable {
+        /// `auto`, `none`, or a `/sys/class/backlight/<name>` folder.
+        public var backlight: String
+        public var onCommand: String
+        public var offCommand: String
+        /// For a night from sunset to sunrise; both or neither.
+        public var latitude: Double?
+        public var longitude: Double?
+
+        public init(backlight: String = "auto", onCommand: String = "", offCommand: String = "", latitude: Double? = nil, longitude: Double? = nil) {
+            self.backlight = backlight
+            self.onCommand = onCommand
+            self.offCommand = offCommand
+            self.latitude = latitude
+            self.longitude = longitude
+        }
+    }
+
     public var node: Node
     public var mqtt: MQTT
     public var stateDirectory: String
@@ -56,6 +75,7 @@ public struct Configuration: Sendable, Hashable {
     public var battery: Battery
     public var clock: ClockSettings
     public var alarms: Alarms
+    public var display: Display
 
     public var topics: Topics { Topics(base: mqtt.baseTopic, nodeID: node.id) }
 }
@@ -87,6 +107,8 @@ public struct ConfigKey: Sendable, Hashable {
         case topic
         case timezone
         case locale
+        /// A number in the range, or empty for none.
+        case optionalNumber(ClosedRange<Double>)
     }
 
     public let path: String
@@ -151,6 +173,11 @@ public enum ConfigurationSchema {
         ConfigKey(path: "clock.publish_seconds", kind: .boolean, defaultValue: "false", secret: false),
         ConfigKey(path: "alarms.missed_grace_min", kind: .integer(0...1440), defaultValue: "10", secret: false),
         ConfigKey(path: "alarms.upcoming_min", kind: .integer(0...1440), defaultValue: "0", secret: false),
+        ConfigKey(path: "display.backlight", kind: .nonEmpty, defaultValue: "auto", secret: false),
+        ConfigKey(path: "display.on_command", kind: .text, defaultValue: "", secret: false),
+        ConfigKey(path: "display.off_command", kind: .text, defaultValue: "", secret: false),
+        ConfigKey(path: "display.latitude", kind: .optionalNumber(-90...90), defaultValue: "", secret: false),
+        ConfigKey(path: "display.longitude", kind: .optionalNumber(-180...180), defaultValue: "", secret: false),
     ]
 
     /// Environment variables that are not keys but are still ours.
@@ -214,6 +241,13 @@ public enum ConfigurationSchema {
                 key: missing, source: resolved[missing]?.source ?? "default",
                 reason: "a client certificate needs both mqtt.tls.cert_file and mqtt.tls.key_file")
         }
+        let latitude = Double(string("display.latitude")), longitude = Double(string("display.longitude"))
+        if (latitude == nil) != (longitude == nil) {
+            let missing = latitude == nil ? "display.latitude" : "display.longitude"
+            throw ConfigurationError(
+                key: missing, source: resolved[missing]?.source ?? "default",
+                reason: "a position for sunset and sunrise needs both display.latitude and display.longitude")
+        }
         let configuration = Configuration(
             node: .init(id: string("node.id"), name: string("node.name")),
             mqtt: .init(
@@ -233,7 +267,10 @@ public enum ConfigurationSchema {
                 timeFormat: TimeFormat(rawValue: string("clock.time_format")) ?? .twentyFourHour,
                 showSeconds: bool("clock.show_seconds"), timezone: string("clock.timezone"),
                 locale: string("clock.locale"), publishSeconds: bool("clock.publish_seconds")),
-            alarms: .init(missedGraceMinutes: int("alarms.missed_grace_min"), upcomingMinutes: int("alarms.upcoming_min")))
+            alarms: .init(missedGraceMinutes: int("alarms.missed_grace_min"), upcomingMinutes: int("alarms.upcoming_min")),
+            display: .init(
+                backlight: string("display.backlight"), onCommand: string("display.on_command"),
+                offCommand: string("display.off_command"), latitude: latitude, longitude: longitude))
         return ResolvedConfiguration(
             configuration: configuration, values: keys.compactMap { resolved[$0.path] }, unknownKeys: unknown)
     }
@@ -286,6 +323,10 @@ public enum ConfigurationSchema {
             return ClockValidation.timezoneProblem(value)
         case .locale:
             return ClockValidation.localeProblem(value)
+        case .optionalNumber(let range):
+            if value.isEmpty || value == "null" { return nil }
+            guard let n = Double(value), n.isFinite else { return "must be a number, or empty for none, not \"\(value)\"" }
+            return range.contains(n) ? nil : "must be from \(range.lowerBound) to \(range.upperBound), not \(value)"
         }
     }
 }

@@ -49,6 +49,30 @@ struct ConfigurationTests {
         #expect(configuration.alarms.upcomingMinutes == 0)
     }
 
+    @Test("display: a backlight found by itself, no commands, no position, by default; a position from the file or the environment")
+    func display() throws {
+        #expect(try resolve().configuration.display == Configuration.Display())
+        let placed = try resolve(file: ["display.latitude": "52.52", "display.longitude": "13.405", "display.backlight": "none"])
+        #expect(placed.configuration.display.latitude == 52.52)
+        #expect(placed.configuration.display.longitude == 13.405)
+        #expect(placed.configuration.display.backlight == "none")
+        let fromEnvironment = try resolve(environment: ["NOISECLOCK_DISPLAY_LATITUDE": "-33.87", "NOISECLOCK_DISPLAY_LONGITUDE": "151.21"])
+        #expect(fromEnvironment.configuration.display.latitude == -33.87)
+        // YAML's null is no position.
+        #expect(try resolve(file: ["display.latitude": "null", "display.longitude": "null"]).configuration.display.latitude == nil)
+    }
+
+    @Test("display: a position out of range, not a number, or half given names the key", arguments: [
+        (["display.latitude": "91", "display.longitude": "0"], "display.latitude"),
+        (["display.latitude": "0", "display.longitude": "-180.5"], "display.longitude"),
+        (["display.latitude": "north", "display.longitude": "0"], "display.latitude"),
+        (["display.latitude": "52.5"], "display.longitude"),
+        (["display.longitude": "13.4"], "display.latitude"),
+    ])
+    func badPosition(file: [String: String], key: String) throws {
+        #expect(try resolveError(file: file).key == key)
+    }
+
     @Test("with nothing set, every value's source is the default and nothing is unknown")
     func defaultSources() throws {
         let resolved = try resolve()
