@@ -25,18 +25,24 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     public let version: String
     /// The noise sounds the select offers: id and catalog name, in catalog order.
     public let noiseSounds: [(id: String, name: String)]
+    /// Whether the node drives its screen (a backlight or on/off commands): then a "Screen" light.
+    public let screen: Bool
 
-    public init(topics: Topics, prefix: String, deviceName: String, version: String, noiseSounds: [(id: String, name: String)]) {
+    public init(
+        topics: Topics, prefix: String, deviceName: String, version: String, noiseSounds: [(id: String, name: String)], screen: Bool = false
+    ) {
         self.topics = topics
         self.prefix = prefix
         self.deviceName = deviceName
         self.version = version
         self.noiseSounds = noiseSounds
+        self.screen = screen
     }
 
     public static func == (a: Self, b: Self) -> Bool {
         a.topics == b.topics && a.prefix == b.prefix && a.deviceName == b.deviceName && a.version == b.version
             && a.noiseSounds.map(\.id) == b.noiseSounds.map(\.id) && a.noiseSounds.map(\.name) == b.noiseSounds.map(\.name)
+            && a.screen == b.screen
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -81,6 +87,23 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     // MARK: Components
 
     private var baseComponents: [String: JSONValue] {
+        var components = alarmAndNoiseComponents
+        components["face_theme"] = component("select", "face_theme", "Face theme", state: topics.settings, command: topics.command("settings"), [
+            "options": .array(FaceStyle.Theme.allCases.map { .string($0.rawValue) }), "value_template": "{{ value_json.face.theme }}",
+            "command_template": "{{ {'face': {'theme': value}} | tojson }}", "entity_category": "config", "icon": "mdi:palette",
+        ])
+        if screen {
+            // Brightness 0-100 as the node counts it; ON without a brightness lights it as it was.
+            components["screen"] = component("light", "screen", "Screen", state: topics.display, command: topics.command("display/power"), [
+                "payload_on": "ON", "payload_off": "OFF", "state_value_template": "{{ 'ON' if value_json.screen == 'on' else 'OFF' }}",
+                "brightness_state_topic": .string(topics.display), "brightness_command_topic": .string(topics.command("display/brightness")),
+                "brightness_scale": 100, "brightness_value_template": "{{ value_json.brightness }}", "icon": "mdi:monitor",
+            ])
+        }
+        return components
+    }
+
+    private var alarmAndNoiseComponents: [String: JSONValue] {
         let onWhenCharging = "{{ 'ON' if value_json.charging else 'OFF' }}"
         return [
             "battery": component("sensor", "battery", "Battery", state: topics.battery, [

@@ -22,6 +22,7 @@ public struct Topics: Sendable, Hashable {
     public var alarms: String { state(StateTopic.alarms) }
     public var alarmNext: String { state(StateTopic.alarmNext) }
     public var alarmState: String { state(StateTopic.alarmState) }
+    public var display: String { state(StateTopic.display) }
 
     public var commandPrefix: String { "\(node)/cmd/" }
     public var allCommandPrefix: String { "\(base)/all/cmd/" }
@@ -53,4 +54,6 @@ public enum StateTopic {
     public static let alarms = "alarms"
     public static let alarmNext = "alarm/next"
     public static let alarmState = "alarm/state"
+    /// The screen: night or day, the effective theme, the brightness (SPEC §9).
+    public static let display = "display"
 }

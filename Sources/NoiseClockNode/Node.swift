@@ -22,6 +22,8 @@ public struct Node: Sendable {
     /// The noise player; nil when the node runs without audio.
     public let noise: NoisePlayer?
     public let alarms: AlarmScheduler
+    /// The screen: night or day, brightness, `B/display` (SPEC §9).
+    public let display: DisplayController
     /// Home Assistant discovery; nil with `mqtt.discovery: false`.
     public let homeAssistant: HomeAssistantPublisher?
     /// Wakes the clock service after a settings change (the format or `publish_seconds` changed).
@@ -31,7 +33,8 @@ public struct Node: Sendable {
     public init(
         configuration: Configuration, transport: any MQTTTransport, store: any Store, clock: NodeClock,
         battery: (any BatterySource)? = nil, audio: (any AudioOutput)? = nil, sounds: SoundLibrary = .empty,
-        storeProblems: [String] = [], logger: Logger
+        storeProblems: [String] = [], screen: ScreenHandle? = nil,
+        sun: @escaping NightSchedule.SunEvent = { _, _ in nil }, logger: Logger
     ) {
         self.configuration = configuration
         self.transport = transport
@@ -60,19 +63,23 @@ public struct Node: Sendable {
             ? HomeAssistantPublisher(
                 discovery: HomeAssistantDiscovery(
                     topics: configuration.topics, prefix: configuration.mqtt.discoveryPrefix, deviceName: configuration.node.name,
-                    version: NodeStatus.version, noiseSounds: sounds.catalog.sounds(of: .noise).map { ($0.id, $0.name) }),
+                    version: NodeStatus.version, noiseSounds: sounds.catalog.sounds(of: .noise).map { ($0.id, $0.name) },
+                    screen: screen != nil),
                 transport: transport, logger: logger)
             : nil
         self.homeAssistant = homeAssistant
         alarms = AlarmScheduler(
             state: stored.state, store: store, hub: hub, time: time, noise: noise, library: sounds,
             alarms: configuration.alarms, logger: logger, alarmsPublished: homeAssistant.map(Self.alarmsHook))
+        let display = DisplayController(hub: hub, time: time, screen: screen, sun: sun, logger: logger)
+        self.display = display
         // Every verb the node answers (SPEC §2), by feature: a new verb is an `add` in its group,
         // a new group one line here.
         router = CommandRouter(groups: [
             SystemCommands(status: status, catalog: sounds.catalog),
-            SettingsCommands(settings: settings, time: time, hub: hub, clockWakeUp: clockWakeUp),
+            SettingsCommands(settings: settings, time: time, hub: hub, wakeUps: [clockWakeUp, display.wakeUp]),
             AlarmCommands(scheduler: alarms),
+            DisplayCommands(display: display),
         ] + (noise.map { [NoiseCommands(player: $0)] } ?? []))
     }
 
@@ -113,6 +120,7 @@ public struct Node: Sendable {
                 transport: transport, status: status, logger: logger, notifier: notifier,
                 broker: "\(configuration.mqtt.host):\(configuration.mqtt.port)"),
             AlarmService(scheduler: alarms),
+            DisplayService(display: display, clock: time.clock),
         ]
         if let battery {
             services.append(BatteryService(source: battery, hub: hub, time: time, lowThreshold: configuration.battery.lowThreshold))

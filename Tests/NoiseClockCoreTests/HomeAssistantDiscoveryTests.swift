@@ -53,6 +53,28 @@ struct HomeAssistantDiscoveryTests {
         #expect(try component("sleep_timer")["unit_of_measurement"] == "min")
     }
 
+    @Test("the face theme select sends a partial settings.face object; the Screen light exists only with a screen")
+    func faceAndScreen() throws {
+        let theme = try component("face_theme")
+        #expect(theme["p"] == "select")
+        #expect(theme["options"] == ["night", "day", "red", "custom"])
+        #expect(theme["command_topic"] == "noiseclock/bedroom/cmd/settings")
+        #expect(theme["command_template"] == "{{ {'face': {'theme': value}} | tojson }}")
+        #expect(theme["value_template"] == "{{ value_json.face.theme }}")
+        #expect(components["screen"] == nil, "no screen, no light")
+
+        let withScreen = HomeAssistantDiscovery(
+            topics: Self.topics, prefix: "homeassistant", deviceName: "Bedroom clock", version: "9.9.9", noiseSounds: [], screen: true)
+        let light = try #require(withScreen.payload(alarms: [])[member: "cmps"]?[member: "screen"]?.objectValue)
+        #expect(light["p"] == "light")
+        #expect(light["name"] == "Screen")
+        #expect(light["command_topic"] == "noiseclock/bedroom/cmd/display/power")
+        #expect(light["brightness_command_topic"] == "noiseclock/bedroom/cmd/display/brightness")
+        #expect(light["state_topic"] == "noiseclock/bedroom/display")
+        #expect(light["brightness_scale"] == 100)
+        #expect(light["unique_id"] == "noiseclock_bedroom_screen")
+    }
+
     @Test("each component has the keys its platform requires, a stable unique id, and no object_id")
     func requiredKeys() throws {
         var uniqueIDs: Set<String> = []

@@ -29,6 +29,7 @@ private let baseEntities: [String: String] = [
     "sleep_timer": "number.\(prefix)_sleep_timer",
     "alarm_event": "event.\(prefix)_alarm_event",
     "time_format": "select.\(prefix)_time_format",
+    "face_theme": "select.\(prefix)_face_theme",
     "show_seconds": "switch.\(prefix)_show_seconds",
 ]
 private let alarmSwitch = "switch.\(prefix)_wake_up"
@@ -160,7 +161,7 @@ struct HomeAssistantE2ETests {
                 let expected: [String: String] = [
                     "charging": "off", "next_alarm": "unknown", "alarm_state": "idle", "ringing": "off", "snooze": "unknown",
                     "dismiss": "unknown", "noise": "off", "noise_sound": "unknown", "sleep_timer": "0", "alarm_event": "unknown",
-                    "time_format": "24h", "show_seconds": "off",
+                    "time_format": "24h", "show_seconds": "off", "face_theme": "night",
                 ]
                 for (key, value) in expected {
                     let state = await ha.waitState(entity(key), is: value)
@@ -223,6 +224,10 @@ struct HomeAssistantE2ETests {
                 try await ha.callService("select", "select_option", ["entity_id": .string(entity("time_format")), "option": "12h"])
                 #expect(await client.latest(topics.settings) { $0["time_format"] == "12h" } != nil)
                 #expect(stateText(await ha.waitState(entity("time_format"), is: "12h")) == "12h")
+                // The face's theme, a select whose command is a partial settings.face object.
+                try await ha.callService("select", "select_option", ["entity_id": .string(entity("face_theme")), "option": "red"])
+                #expect(await client.latest(topics.settings) { $0["face"]?["theme"] == "red" } != nil)
+                #expect(stateText(await ha.waitState(entity("face_theme"), is: "red")) == "red")
                 try await ha.callService("switch", "turn_on", ["entity_id": .string(entity("show_seconds"))])
                 #expect(await client.latest(topics.settings) { $0["show_seconds"] == true } != nil)
                 #expect(stateText(await ha.waitState(entity("show_seconds"), is: "on")) == "on")

@@ -43,7 +43,7 @@ struct BadInputTests {
     func transportLevel() async throws {
         let (f, id) = try await fixture()
         let everyVerb = verbs(f, id: id)
-        #expect(everyVerb.count == 23, "\(everyVerb.map(\.verb))")
+        #expect(everyVerb.count == 26, "\(everyVerb.map(\.verb))")
         for (verb, _) in everyVerb {
             await expectRejected(f, verb, Array(#"{"id": "#.utf8), code: .invalidJSON, field: "payload")
             await expectRejected(f, verb, [0x7B, 0xFF, 0xFE, 0x7D], code: .invalidJSON, field: "payload")
@@ -76,6 +76,9 @@ struct BadInputTests {
             ("noise/sleep", "-5", "minutes"), ("noise/play", #"{"sound":"white-noise","volume":300}"#, "volume"),
             ("noise/power", "SIDEWAYS", "state"), ("settings", #"{"time_format":"13h"}"#, "time_format"),
             ("settings", #"{"show_seconds":"often"}"#, "show_seconds"), ("settings", #"{"timezone":"Mars/Olympus"}"#, "timezone"),
+            ("settings", #"{"face":{"theme":"blue"}}"#, "face.theme"), ("settings", #"{"face":{"night":{"start":"dusk"}}}"#, "face.night.start"),
+            ("display/brightness", "101", "brightness"), ("display/brightness", #"{"brightness":"dim"}"#, "brightness"),
+            ("display/power", "SIDEWAYS", "state"),
         ]
         for (verb, payload, field) in cases {
             await expectRejected(f, verb, Array(payload.utf8), code: .invalidField, field: field)

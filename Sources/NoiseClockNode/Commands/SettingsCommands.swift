@@ -2,12 +2,13 @@ import NoiseClockCore
 
 /// `settings` (SPEC §2): a partial settings object, decoded into a `SettingsPatch` and stored. The
 /// settings model emits `B/settings`; `B/clock` in the new format follows before the answer, and
-/// the clock service is woken to sleep by the new settings (`publish_seconds`).
+/// the services that depend on the settings (the clock's `publish_seconds`, the screen's night
+/// schedule and theme) are woken.
 struct SettingsCommands: CommandGroup {
     let settings: SettingsModel
     let time: NodeTime
     let hub: StateHub
-    let clockWakeUp: WakeUp
+    let wakeUps: [WakeUp]
 
     func addCommands(to router: inout CommandRouter) {
         router.add("settings", shape: .object(bareValue: nil)) { arguments in
@@ -17,7 +18,7 @@ struct SettingsCommands: CommandGroup {
             if after != before {
                 // The woken clock service finds this clock already sent (the hub sends on change).
                 hub.publish(StateTopic.clock, time.face().state(at: time.now()).json)
-                clockWakeUp.wake()
+                for wakeUp in wakeUps { wakeUp.wake() }
             }
             return after.json
         }

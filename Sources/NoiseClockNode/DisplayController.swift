@@ -1,0 +1,133 @@
+import FoundationEssentials
+import Logging
+import NoiseClockCore
+import Synchronization
+
+/// What the node knows of its screen, for the display controller: a name (the backlight folder, or
+/// `command` for on/off commands) and a way to set its brightness (0 turns it off).
+public struct ScreenHandle: Sendable {
+    public var name: String
+    /// Sets the brightness, 0-100; throws what went wrong (a permission, a command that failed).
+    public var setBrightness: @Sendable (Int) throws -> Void
+
+    public init(name: String, setBrightness: @escaping @Sendable (Int) throws -> Void) {
+        self.name = name
+        self.setBrightness = setBrightness
+    }
+}
+
+/// The screen (SPEC §9): night or day by the face's schedule, the brightness that goes with it,
+/// a touch that wakes a dark screen for 30 s, Home Assistant's light, and a ringing alarm, which
+/// always lights it fully. Emits `B/display`; drives the screen when there is one. `DisplayService`
+/// calls `update` at each instant `update` returns, and whenever something changes.
+public actor DisplayController {
+    /// How long a touch lights a dark screen, and how brightly.
+    public static let wakeSeconds: TimeInterval = 30
+    public static let wakeBrightness = 20
+
+    let hub: StateHub
+    let time: NodeTime
+    let screen: ScreenHandle?
+    let sun: NightSchedule.SunEvent
+    let logger: Logger
+    nonisolated let wakeUp = WakeUp()
+    /// Set from the hub's `alarm/state` (under the hub's lock, so not actor state).
+    nonisolated let ringing = Mutex(false)
+
+    /// Home Assistant's (or a verb's) brightness, until the schedule next turns night or day.
+    private var manual: (brightness: Int, until: Date?)?
+    private var wokenUntil: Date?
+    private var applied: Int?
+    /// The last brightness above 0, for a light turned on without one.
+    private var lastLit = 100
+    private var lastError: String?
+
+    public init(hub: StateHub, time: NodeTime, screen: ScreenHandle?, sun: @escaping NightSchedule.SunEvent, logger: Logger) {
+        self.hub = hub
+        self.time = time
+        self.screen = screen
+        self.sun = sun
+        self.logger = logger
+    }
+
+    /// Follows `B/alarm/state`: a ring lights the screen at once.
+    nonisolated func watchAlarms() {
+        hub.subscribe { [self] change in
+            guard case .state(let topic, let value) = change, topic == StateTopic.alarmState else { return }
+            let now = value.objectValue?["state"]?.stringValue == "ringing"
+            let changed = ringing.withLock { state in
+                defer { state = now }
+                return state != now
+            }
+            if changed { wakeUp.wake() }
+        }
+    }
+
+    // MARK: Verbs
+
+    /// `display/wake`: a touch. A dark screen lights for 30 s.
+    public func wake() -> JSONValue {
+        wokenUntil = time.now().addingTimeInterval(Self.wakeSeconds)
+        return update().state
+    }
+
+    /// `display/power` (Home Assistant's light): off, or on at the brightness it had.
+    public func power(on: Bool) -> JSONValue {
+        manual = (on ? lastLit : 0, schedule(at: time.now()).state.nextChange)
+        return update().state
+    }
+
+    /// `display/brightness`: 0-100 until the night next starts or ends.
+    public func setBrightness(_ brightness: Int) -> JSONValue {
+        manual = (brightness, schedule(at: time.now()).state.nextChange)
+        return update().state
+    }
+
+    // MARK: Time
+
+    /// Works out night or day and the brightness now, sets the screen when it changed, emits
+    /// `B/display`, and returns when to look again.
+    @discardableResult
+    public func update() -> (state: JSONValue, next: Date) {
+        let now = time.now()
+        let style = time.settings.current.face
+        let (night, sunToday) = schedule(at: now)
+        if let until = manual?.until, until <= now { manual = nil }
+        if let until = wokenUntil, until <= now { wokenUntil = nil }
+        let isRinging = ringing.withLock { $0 }
+        var brightness = manual?.brightness ?? (night.isNight ? style.night.brightness : style.dayBrightness)
+        if brightness == 0, wokenUntil != nil { brightness = Self.wakeBrightness }
+        if isRinging { brightness = 100 }
+        if brightness > 0 { lastLit = brightness }
+        if let screen, brightness != applied {
+            do {
+                try screen.setBrightness(brightness)
+                applied = brightness
+                lastError = nil
+            } catch {
+                if lastError != "\(error)" { logger.warning("the screen could not be set", metadata: ["error": "\(error)"]) }
+                lastError = "\(error)"
+            }
+        }
+        let zone = time.zone()
+        let state: JSONValue = [
+            "night": .bool(night.isNight), "theme": .string((night.isNight ? style.night.theme : style.theme).rawValue),
+            "brightness": .number(Double(brightness)), "screen": brightness > 0 ? "on" : "off",
+            "backlight": screen.map { .string($0.name) } ?? .null, "error": lastError.map { .string($0) } ?? .null,
+            "sunrise": sunToday.sunrise.map { .string(ISOTime.string($0, in: zone)) } ?? .null,
+            "sunset": sunToday.sunset.map { .string(ISOTime.string($0, in: zone)) } ?? .null,
+        ]
+        hub.publish(StateTopic.display, state)
+        // At the latest every 6 hours: a day's sunrise and sunset are worked out again.
+        let next = [night.nextChange, manual?.until, wokenUntil].compactMap { $0 }.filter { $0 > now }
+            .reduce(now.addingTimeInterval(6 * 3600), min)
+        return (state, next)
+    }
+
+    private func schedule(at now: Date) -> (state: NightSchedule.State, sun: (sunrise: Date?, sunset: Date?)) {
+        let zone = time.zone()
+        let today = LocalTime(now, in: zone).date
+        let state = NightSchedule.state(at: now, night: time.settings.current.face.night, zone: zone, sun: sun)
+        return (state, (sun(.sunrise, today), sun(.sunset, today)))
+    }
+}
