@@ -75,7 +75,7 @@ function renderBattery(visible, stale) {
   const pct = Math.round(Math.max(0, Math.min(100, Number(b.percentage))));
   const charging = b.state === "charging" || b.charging === true;
   setText($(".battery-text", el), t("battery.percent", { percent: pct }));
-  $(".battery-fill", el).setAttribute("width", String(Math.max(1.5, (20.5 * pct) / 100).toFixed(2)));
+  setAttr($(".battery-fill", el), "width", Math.max(1.5, (20.5 * pct) / 100).toFixed(2));
   setAttr(el, "data-level", levelOf(b));
   setClass(el, "charging", charging);
   setAttr(el, "aria-label", t(charging ? "battery.charging" : b.state === "full" ? "battery.full" : "battery.label", { percent: pct }));

@@ -8,7 +8,7 @@ import { soundName } from "./overlays.js";
 import { formatInstant, left } from "./nodetime.js";
 import { slider, segmented, setSegmented, section, iconButton } from "./widgets.js";
 
-const SLEEP_CHOICES = [0, 15, 30, 45, 60, 90];
+const SLEEP_CHOICES = [0, 15, 30, 60, 90];
 const PREVIEW_HOLD_MS = 500;
 
 export class NoisePanel {

@@ -28,12 +28,15 @@ function luminance(c) {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
-/** Night from the node (display.night), else from the schedule in settings (times only). */
+/**
+ * Whether it is night: only with the schedule on; then the node's word (display.night, which
+ * knows sunset and sunrise), else the schedule's times read here.
+ */
 export function isNight(f = face()) {
-  const display = store.state.display;
-  if (display && typeof display.night === "boolean") return display.night;
   const n = f.night || {};
   if (!n.enabled) return false;
+  const display = store.state.display;
+  if (display && typeof display.night === "boolean") return display.night;
   const mins = (v, sun) => {
     const m = /^(\d\d?):(\d\d)$/.exec(v || "");
     return m ? Number(m[1]) * 60 + Number(m[2]) : sun;
@@ -45,13 +48,13 @@ export function isNight(f = face()) {
   return s > e ? c >= s || c < e : c >= s && c < e;
 }
 
-/** The theme in force: the node's word (display.theme) unless a live preview changes the style. */
+/**
+ * The theme in force, from the settings (so a change shows the moment it arrives, whatever order
+ * the node's states come in); the node's display.theme when there are no settings yet.
+ */
 export function effectiveTheme(f = face()) {
-  const night = isNight(f);
-  const display = store.state.display;
-  const previewing = store.facePreview && ("theme" in store.facePreview || store.facePreview.night);
-  if (display?.theme && !previewing) return display.theme;
-  return night ? f.night?.theme || "red" : f.theme;
+  if (!store.state.settings && !store.facePreview && store.state.display?.theme) return store.state.display.theme;
+  return isNight(f) ? f.night?.theme || "red" : f.theme;
 }
 
 /** A pleasant colour for minute number `n`: hues a golden angle apart, light on dark, deep on light. */

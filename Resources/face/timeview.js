@@ -176,7 +176,7 @@ export class TimeView {
     const g = stacked ? stack : row;
     const W = M.W * f, H = (M.A + M.D) * f, A = M.A * f;
     const fontPx = R * f;
-    this.root.dataset.layout = stacked ? "stack" : "row";
+    if (this.root.dataset.layout !== (stacked ? "stack" : "row")) this.root.dataset.layout = stacked ? "stack" : "row";
     this.root.style.fontSize = fontPx + "px";
     const lineH = (M.fa + M.fd) * f;
     const glyphTop = A - M.fa * f; // puts every digit's baseline at the tallest digit's ink top + A
@@ -193,7 +193,7 @@ export class TimeView {
     if (!stacked) {
       width = g.w * f - shift;
       height = H;
-      this.h[0].cell.hidden = p.shortHour;
+      hide(this.h[0].cell, p.shortHour);
       setCell(this.h[0], -shift, 0, 1);
       setCell(this.h[1], W - shift, 0, 1);
       const cx = 2 * W - shift;
@@ -213,10 +213,10 @@ export class TimeView {
       width = g.w * f;
       height = g.h * f;
       const x0 = (width - 2 * W) / 2;
-      this.h[0].cell.hidden = p.shortHour;
+      hide(this.h[0].cell, p.shortHour);
       setCell(this.h[0], x0, 0, 1);
       setCell(this.h[1], x0 + W - (p.shortHour ? W / 2 : 0), 0, 1);
-      this.colon.hidden = true;
+      hide(this.colon, true);
       const my = H + g.rowGap * f;
       setCell(this.m[0], x0, my, 1);
       setCell(this.m[1], x0 + W, my, 1);
@@ -231,9 +231,9 @@ export class TimeView {
       }
       if (p.ampm) this.placeAmpm(fx, fy + footH - M.ampm.ascent * AMPM_SCALE * f, M.ampm.width * AMPM_SCALE * f, f, fontPx, lineH, M);
     }
-    if (!stacked) this.colon.hidden = false;
-    for (const c of this.s) c.cell.hidden = !p.seconds;
-    this.ampm.hidden = !p.ampm;
+    if (!stacked) hide(this.colon, false);
+    for (const c of this.s) hide(c.cell, !p.seconds);
+    hide(this.ampm, !p.ampm);
     this.root.style.width = width + "px";
     this.root.style.height = height + "px";
     this.box = { w: width, h: height, size: fontPx, stacked };
@@ -260,6 +260,10 @@ export class TimeView {
     s.lineHeight = lineH * k + "px";
     s.fontSize = fontPx * k + "px";
   }
+}
+
+function hide(e, hidden) {
+  if (e.hidden !== hidden) e.hidden = hidden;
 }
 
 function setText(e, text) {
