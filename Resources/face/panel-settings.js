@@ -32,6 +32,7 @@ async function flush() {
   pending = null;
   if (!patch) return;
   inflight++;
+  const seq = settingsSeq;
   const r = await command("settings", { face: patch });
   inflight--;
   if (r.status !== "ok") {
@@ -41,7 +42,8 @@ async function flush() {
   }
   // Keep showing the preview until the node's settings state arrives with it.
   clearTimeout(echoTimer);
-  echoTimer = setTimeout(settle, 2000);
+  if (settingsSeq !== seq) settle();
+  else echoTimer = setTimeout(settle, 2000);
 }
 
 function settle() {
@@ -51,8 +53,11 @@ function settle() {
   emit("preview");
 }
 
+let settingsSeq = 0;
 subscribe((topics) => {
-  if (topics.has("settings") && !inflight && !pending) settle();
+  if (!topics.has("settings")) return;
+  settingsSeq++;
+  if (!inflight && !pending) settle();
 });
 
 // ---------------------------------------------------------------- the panel
