@@ -42,6 +42,9 @@ function fit() {
 async function applyFont() {
   const f = face();
   const weight = Math.max(100, Math.min(900, Math.round((Number(f.weight) || 300) / 100) * 100));
+  const ringTime = $("#ring-time");
+  ringTime.style.fontFamily = fontStack(f.font);
+  ringTime.style.fontWeight = String(Math.min(weight, 400));
   if (await timeView.setFont(fontStack(f.font), weight)) fit();
 }
 

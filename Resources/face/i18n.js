@@ -6,6 +6,7 @@ const EN = {
   "clock.label": "Time {time}",
   "clock.am": "AM",
   "clock.pm": "PM",
+  "clock.time12": "{time} {ampm}",
   "conn.offline": "Offline · reconnecting",
   "conn.offline.long": "Not connected to the clock. The time is kept here; alarms, noise and battery may have changed.",
   "conn.stale": "Not current",

@@ -98,7 +98,7 @@ const two = (n) => String(n).padStart(2, "0");
 export function formatHM(hour, minute, format) {
   if (format === "12h") {
     const h12 = hour % 12 === 0 ? 12 : hour % 12;
-    return `${h12}:${two(minute)} ${t(hour < 12 ? "clock.am" : "clock.pm")}`;
+    return t("clock.time12", { time: `${h12}:${two(minute)}`, ampm: t(hour < 12 ? "clock.am" : "clock.pm") });
   }
   return `${two(hour)}:${two(minute)}`;
 }
