@@ -44,7 +44,7 @@ async function applyFont() {
   const weight = Math.max(100, Math.min(900, Math.round((Number(f.weight) || 300) / 100) * 100));
   const ringTime = $("#ring-time");
   ringTime.style.fontFamily = fontStack(f.font);
-  ringTime.style.fontWeight = String(Math.min(weight, 400));
+  ringTime.style.fontWeight = String(weight);
   if (await timeView.setFont(fontStack(f.font), weight)) fit();
 }
 
