@@ -9,14 +9,12 @@ const EN = {
   "clock.time12": "{time} {ampm}",
   "conn.offline": "Offline · reconnecting",
   "conn.offline.long": "Not connected to the clock. The time is kept here; alarms, noise and battery may have changed.",
-  "conn.stale": "Not current",
 
   "battery.label": "Battery {percent} %",
   "battery.charging": "Battery {percent} %, charging",
   "battery.full": "Battery full",
   "battery.percent": "{percent} %",
 
-  "next.none": "No alarm set",
   "next.summary": "{time} · {relative}",
   "next.label": "Next alarm {label} at {time}, {relative}",
 
@@ -29,7 +27,6 @@ const EN = {
   "left.min": { one: "{count} min left", other: "{count} min left" },
   "left.h_min": "{h} h {m} min left",
 
-  "noise.playing": "{name}",
   "noise.mix": { one: "{name}", other: "{name} + {more}" },
   "noise.summary": "{sounds} · {left}",
   "noise.label": "Playing {sounds}",
@@ -126,7 +123,6 @@ const EN = {
   "editor.fade": "Fade in",
   "editor.timeout": "Stops ringing after",
   "editor.save": "Save",
-  "editor.cancel": "Cancel",
   "editor.delete": "Delete",
   "editor.delete.confirm": "Tap again to delete",
   "editor.duplicate": "Duplicate",
@@ -146,7 +142,6 @@ const EN = {
   "settings.timezone": "Time zone",
   "settings.timezone.system": "The clock’s own zone",
   "settings.style": "Face",
-  "settings.preview": "Preview",
   "settings.theme": "Theme",
   "theme.night": "Night",
   "theme.day": "Day",

@@ -110,7 +110,8 @@ export function applyTheme(minuteIndex) {
   // A screen without a backlight the node can drive (a tablet, a laptop in a browser) is dimmed here.
   const display = store.state.display;
   let dim = 0;
-  if (display && !display.backlight) {
+  // A ringing alarm always shows at full brightness.
+  if (display && !display.backlight && store.state["alarm/state"]?.state !== "ringing") {
     const b = display.screen === "off" ? 0 : Number(display.brightness ?? 100);
     dim = b >= 100 ? 0 : b <= 0 ? 1 : 0.85 * (1 - b / 100);
   }

@@ -5,10 +5,8 @@
     pip install fonttools brotli
     python3 make-fonts.py            # writes the .woff2 files beside this script
 
-The clock faces hold only what the time needs (digits, colon, AM/PM), with lining, tabular
-figures frozen into the character map so no font-feature-settings are needed; the UI face holds
-Latin-1 plus the German and typographic extras. Each subset is renamed "NoiseClock ..." (a
-modified font may not carry a Reserved Font Name; see OFL.txt).
+Clock faces: digits, colon and AM/PM only, lining tabular figures frozen into the cmap. UI face:
+ASCII, German and typographic extras. Renamed "NoiseClock ..." (OFL Reserved Font Names).
 """
 import os
 from fontTools.ttLib import TTFont
@@ -20,12 +18,14 @@ MONO = "/usr/share/fonts/truetype/jetbrains-mono/"
 WEIGHTS = {100: "Thin", 200: "ExtraLight", 300: "Light", 400: "Regular", 500: "Medium",
            600: "SemiBold", 700: "Bold", 800: "ExtraBold", 900: "Black"}
 CLOCK_TEXT = "0123456789:APM "
-UI_UNICODES = ("U+0020-007E,U+00A0-00FF,U+0152-0153,U+1E9E,U+2009,U+2013-2014,U+2018-201E,"
-               "U+2022,U+2026,U+202F,U+2032,U+20AC,U+2122,U+2190-2193,U+2212")
+# ASCII, German, the accents of common names, typographic punctuation; other characters fall back.
+UI_UNICODES = ("U+0020-007E,U+00A0,U+00A7,U+00A9,U+00AB,U+00B0,U+00B7,U+00BB,U+00C4,U+00D6,U+00D7,U+00DC,"
+               "U+00DF,U+00E0-00E2,U+00E4,U+00E7-00EB,U+00EE-00EF,U+00F1,U+00F4,U+00F6,U+00F9,U+00FB-00FC,"
+               "U+1E9E,U+2009,U+2013-2014,U+2018-201A,U+201C-201E,U+2022,U+2026,U+202F,U+20AC,U+2212")
 
 JOBS = [(f"{INTER}InterDisplay-{n}.otf", f"clock-sans-{w}.woff2", "NoiseClock Clock Sans") for w, n in WEIGHTS.items()]
 JOBS += [(f"{MONO}JetBrainsMono-{n}.ttf", f"clock-mono-{w}.woff2", "NoiseClock Clock Mono")
-         for w, n in WEIGHTS.items() if w <= 800]
+         for w, n in WEIGHTS.items() if w in (100, 300, 400, 500, 700)]
 JOBS += [(f"/usr/share/fonts/truetype/comfortaa/Comfortaa-{n}.ttf", f"clock-rounded-{w}.woff2", "NoiseClock Clock Rounded")
          for w, n in {300: "Light", 400: "Regular", 700: "Bold"}.items()]
 JOBS += [(f"/usr/share/fonts/opentype/ebgaramond/EBGaramond12-{n}.otf", f"clock-serif-{w}.woff2", "NoiseClock Clock Serif")
@@ -76,8 +76,8 @@ def build(source, target, family, clock):
     options.flavor = "woff2"
     options.hinting = False
     options.desubroutinize = True
-    options.name_IDs = [0, 1, 2, 3, 4, 5, 6, 13, 16, 17]
-    options.layout_features = [] if clock else ["kern", "liga", "calt", "case", "tnum", "locl"]
+    options.name_IDs = [0, 1, 2, 3, 4, 5, 6, 16, 17]  # the licence text is in OFL.txt beside
+    options.layout_features = [] if clock else ["kern", "tnum"]
     subsetter = subset.Subsetter(options)
     if clock:
         subsetter.populate(text=CLOCK_TEXT)
