@@ -51,8 +51,11 @@ export function holdButton(button, onHeld, onShort) {
     if (e.key === "Enter" || e.key === " ") stop();
   });
   button.addEventListener("blur", stop);
-  // The click that follows a press does nothing by itself.
-  button.addEventListener("click", (e) => e.preventDefault());
+  // The click that follows a press does nothing by itself (nor reaches the face behind).
+  button.addEventListener("click", (e) => {
+    e.preventDefault();
+    e.stopPropagation();
+  });
   button.addEventListener("contextmenu", (e) => e.preventDefault());
 }
 
