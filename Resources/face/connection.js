@@ -20,7 +20,7 @@ export function onEvent(fn) {
 
 export function connect() {
   clearTimeout(retryTimer);
-  // Same origin; "http:" becomes "ws:" and "https:" becomes "wss:".
+  // Same origin: ws: beside a plain page, wss: beside one served over TLS (protocol "…s:").
   const url = new URL("/ws", location.href);
   url.protocol = "ws" + location.protocol.slice(4);
   let ws;

@@ -9,6 +9,7 @@ Clock faces: digits, colon and AM/PM only, lining tabular figures frozen into th
 ASCII, German and typographic extras. Renamed "NoiseClock ..." (OFL Reserved Font Names).
 """
 import os
+import re
 from fontTools.ttLib import TTFont
 from fontTools import subset
 
@@ -64,12 +65,12 @@ def rename(font, family):
             text = family
         elif record.nameID in (4, 6):
             text = family.replace(" ", "") if record.nameID == 6 else family
-        text = text.replace("https://", "").replace("http://", "")
+        text = re.sub(r"[a-z]+://", "", text)  # no web addresses in the served files
         record.string = text
 
 
 def build(source, target, family, clock):
-    font = TTFont(source)
+    font = TTFont(source, recalcTimestamp=False)  # reproducible: the same bytes on every run
     if clock:
         freeze_figures(font)
     options = subset.Options()
