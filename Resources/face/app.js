@@ -1,0 +1,186 @@
+// The face: wires the store, the connection, the time, the overlays, the ringing view and the
+// controls. The DOM changes once a minute (once a second with seconds shown) and when state
+// arrives; there is no animation-frame loop.
+
+import { t } from "./i18n.js";
+import { store, subscribe, emit, face, clockSettings } from "./store.js";
+import { connect, command } from "./connection.js";
+import { now, parts, setZone, formatHM } from "./nodetime.js";
+import { TimeView, fontStack } from "./timeview.js";
+import { applyTheme } from "./theme.js";
+import { initOverlays, renderOverlays, renderConnection } from "./overlays.js";
+import { initRinging, renderRinging, updateRingTime, isRinging } from "./ringing.js";
+import { initControls, showControls, hideControls, controlsVisible, escape, panelOpen, closePanel } from "./controls.js";
+import { $, setAttr, setHidden, setText } from "./dom.js";
+
+const ORBIT_STEPS = 10; // minutes for one pixel-shift orbit
+const ORBIT_RADIUS = 3; // px
+
+const timeEl = $("#time");
+const stage = $("#stage");
+const faceEl = $("#face");
+const dateEl = $("#date");
+const timeView = new TimeView(timeEl);
+let timer = 0;
+let lastMinute = -1;
+let started = Date.now();
+let everConnected = false;
+
+function minuteIndex(ms = now()) {
+  return Math.floor(ms / 60000);
+}
+
+/** Fits the time into the stage, leaving room for the date under it. */
+function fit() {
+  const cs = getComputedStyle(stage);
+  const w = stage.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+  let h = stage.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
+  if (dateEl.offsetHeight) h -= dateEl.offsetHeight + parseFloat(getComputedStyle(dateEl).marginTop);
+  timeView.fit(Math.floor(w * 0.94), Math.floor(h * 0.96), Number(face().size) || 0);
+}
+
+async function applyFont() {
+  const f = face();
+  const weight = Math.max(100, Math.min(900, Math.round((Number(f.weight) || 300) / 100) * 100));
+  const ringTime = $("#ring-time");
+  ringTime.style.fontFamily = fontStack(f.font);
+  ringTime.style.fontWeight = String(weight);
+  if (await timeView.setFont(fontStack(f.font), weight)) fit();
+}
+
+function showTime(ms = now()) {
+  const cs = clockSettings();
+  setZone(cs.timezone);
+  const p = parts(ms);
+  timeView.setTime({ hour: p.hour, minute: p.minute, second: p.second, format: cs.timeFormat, showSeconds: cs.showSeconds, am: t("clock.am"), pm: t("clock.pm") });
+  const minute = minuteIndex(ms);
+  if (minute !== lastMinute) {
+    lastMinute = minute;
+    setAttr(timeEl, "aria-label", t("clock.label", { time: formatHM(p.hour, p.minute, cs.timeFormat) }));
+    perMinute(minute);
+  }
+}
+
+/** What changes with the minute: relative times, the date, a random colour, the pixel shift. */
+function perMinute(minute) {
+  applyTheme(minute);
+  renderOverlays();
+  updateRingTime();
+  pixelShift(minute);
+  emit("minute");
+}
+
+function pixelShift(minute) {
+  const on = face().pixel_shift !== false;
+  const k = ((minute % ORBIT_STEPS) + ORBIT_STEPS) % ORBIT_STEPS;
+  const a = (2 * Math.PI * k) / ORBIT_STEPS;
+  // A circle through the home position: step 0 is (0, 0).
+  const x = on ? Math.round(ORBIT_RADIUS * (Math.cos(a) - 1)) : 0;
+  const y = on ? Math.round(ORBIT_RADIUS * Math.sin(a)) : 0;
+  const transform = x || y ? `translate(${x}px, ${y}px)` : "";
+  if (faceEl.style.transform !== transform) faceEl.style.transform = transform;
+}
+
+/** Wakes at the next second or minute boundary of the node's clock. */
+function schedule() {
+  clearTimeout(timer);
+  const period = clockSettings().showSeconds ? 1000 : 60000;
+  const delay = period - (now() % period) + 8;
+  timer = setTimeout(() => {
+    showTime();
+    schedule();
+  }, delay);
+}
+
+function renderAll(topics) {
+  if (topics?.size === 1 && topics.has("minute")) return; // perMinute did it
+  const all = !topics;
+  const has = (...names) => all || names.some((n) => topics.has(n));
+  if (has("settings", "clock", "preview")) {
+    applyFont();
+    showTime();
+    schedule();
+  }
+  if (has("settings", "display", "preview", "alarm/state")) applyTheme(minuteIndex());
+  if (has("connection")) {
+    if (store.connected) everConnected = true;
+    renderConnection(!store.connected && (everConnected || Date.now() - started > 1500));
+  }
+  renderOverlays();
+  if (has("settings", "preview")) fit();
+  if (has("alarm/state", "alarms", "connection", "settings", "clock")) {
+    if (renderRinging()) hideControls();
+  }
+  renderWake();
+}
+
+// ------------------------------------------------------------------ a dark screen wakes on touch
+
+function screenDark() {
+  const d = store.state.display;
+  return !!d && (d.screen === "off" || Number(d.brightness) === 0) && !isRinging();
+}
+
+function renderWake() {
+  const wake = $("#wake");
+  setHidden(wake, !screenDark());
+  setText(wake.firstElementChild, t("wake.hint"));
+}
+
+$("#wake").addEventListener("pointerdown", (e) => {
+  e.preventDefault();
+  command("display/wake");
+});
+
+// ------------------------------------------------------------------ input
+
+faceEl.addEventListener("click", () => {
+  if (panelOpen()) closePanel();
+  else if (controlsVisible()) hideControls();
+  else showControls();
+});
+
+document.addEventListener("keydown", (e) => {
+  if (isRinging()) return;
+  if (screenDark()) {
+    command("display/wake");
+    return;
+  }
+  if (e.key === "Escape") {
+    escape();
+    return;
+  }
+  if (!controlsVisible() && !e.altKey && !e.ctrlKey && !e.metaKey) {
+    showControls();
+    if (e.key === "Tab") {
+      e.preventDefault();
+      $("#dock button")?.focus();
+    }
+  }
+});
+
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden) {
+    showTime();
+    schedule();
+  }
+});
+
+// ------------------------------------------------------------------ start
+
+document.title = t("app.title");
+initOverlays();
+initRinging();
+initControls();
+new ResizeObserver(() => fit()).observe(stage);
+subscribe(renderAll);
+document.fonts?.addEventListener?.("loadingdone", () => {
+  timeView.spec = "";
+  applyFont();
+});
+renderAll(null);
+setTimeout(() => renderAll(new Set(["connection"])), 1600);
+connect();
+
+// For the browser test and for debugging in a kiosk: read-only views of what the face holds.
+window.noiseclockFace = { store, now, timeView };

@@ -1,0 +1,134 @@
+// The overlays around the time: date, battery, next alarm, noise and the snooze, plus the mark
+// that says the node is out of reach. State-dependent overlays are struck through while
+// disconnected: old state is never shown as current.
+
+import { store, face, clockSettings } from "./store.js";
+import { t } from "./i18n.js";
+import { $, setText, setHidden, setClass, setAttr } from "./dom.js";
+import { parts, formatInstant, relative, left } from "./nodetime.js";
+
+const els = {};
+let dateFormatter = null;
+let dateLocale = "";
+
+export function initOverlays() {
+  for (const id of ["date", "battery", "next-alarm", "noise-now", "snoozed", "conn"]) els[id] = $("#" + id);
+  setText($(".conn-text", els.conn), t("conn.offline"));
+  setAttr(els.conn, "title", t("conn.offline.long"));
+}
+
+/** Everything that depends on state; cheap, and writes only what changed. */
+export function renderOverlays() {
+  const f = face();
+  const show = f.overlays || {};
+  const stale = !store.connected;
+  renderDate(show.date !== false);
+  renderBattery(show.battery !== false, stale);
+  const snoozed = store.state["alarm/state"]?.state === "snoozed";
+  renderNextAlarm(show.next_alarm !== false && !snoozed, stale);
+  renderSnoozed(snoozed, stale);
+  renderNoise(show.noise !== false, stale);
+}
+
+/** The node's date string while it is today's; past midnight without the node, formatted here. */
+function renderDate(visible) {
+  const el = els.date;
+  const clock = store.state.clock;
+  let text = "";
+  const p = parts();
+  const today = `${p.year}-${String(p.month).padStart(2, "0")}-${String(p.day).padStart(2, "0")}`;
+  if (clock?.date && clock.iso?.slice(0, 10) === today) {
+    text = clock.date;
+  } else {
+    text = localDate(p);
+  }
+  setText(el, text);
+  setHidden(el, !visible || !text);
+}
+
+function localDate(p) {
+  const locale = clockSettings().locale.replace("_", "-") || "en-US";
+  if (!dateFormatter || dateLocale !== locale) {
+    dateLocale = locale;
+    try {
+      dateFormatter = new Intl.DateTimeFormat(locale, { day: "numeric", month: "long", weekday: "short", timeZone: "UTC" });
+    } catch {
+      dateFormatter = new Intl.DateTimeFormat("en-US", { day: "numeric", month: "long", weekday: "short", timeZone: "UTC" });
+    }
+  }
+  // "d MMMM EEE", the pattern of the node's clock.date.
+  const q = {};
+  for (const { type, value } of dateFormatter.formatToParts(Date.UTC(p.year, p.month - 1, p.day, 12))) q[type] = value;
+  return [q.day, q.month, q.weekday].filter(Boolean).join(" ");
+}
+
+function levelOf(b) {
+  if (b.level) return b.level;
+  const pct = Number(b.percentage);
+  return pct >= 50 ? "green" : pct >= 20 ? "yellow" : pct >= 10 ? "orange" : "red";
+}
+
+function renderBattery(visible, stale) {
+  const el = els.battery;
+  const b = store.state.battery;
+  if (!visible || !b || b.present === false || !Number.isFinite(Number(b.percentage))) return setHidden(el, true);
+  const pct = Math.round(Math.max(0, Math.min(100, Number(b.percentage))));
+  const charging = b.state === "charging" || b.charging === true;
+  setText($(".battery-text", el), t("battery.percent", { percent: pct }));
+  setAttr($(".battery-fill", el), "width", Math.max(1.5, (20.5 * pct) / 100).toFixed(2));
+  setAttr(el, "data-level", levelOf(b));
+  setClass(el, "charging", charging);
+  setAttr(el, "aria-label", t(charging ? "battery.charging" : b.state === "full" ? "battery.full" : "battery.label", { percent: pct }));
+  setAttr(el, "role", "img");
+  setClass(el, "stale", stale);
+  setHidden(el, false);
+}
+
+function renderNextAlarm(visible, stale) {
+  const el = els["next-alarm"];
+  const next = store.state["alarm/next"];
+  const ms = next?.fires_at ? Date.parse(next.fires_at) : NaN;
+  if (!visible || Number.isNaN(ms)) return setHidden(el, true);
+  const time = formatInstant(next.fires_at, clockSettings().timeFormat);
+  const rel = relative(ms);
+  setText($(".chip-text", el), t("next.summary", { time, relative: rel }));
+  setAttr(el, "aria-label", t("next.label", { label: next.label || "", time, relative: rel }));
+  setAttr(el, "role", "img");
+  setClass(el, "stale", stale);
+  setHidden(el, false);
+}
+
+function renderSnoozed(visible, stale) {
+  const el = els.snoozed;
+  const st = store.state["alarm/state"];
+  if (!visible || !st?.snoozed_until) return setHidden(el, true);
+  setText($(".snoozed-text", el), t("ring.snoozed", { time: formatInstant(st.snoozed_until, clockSettings().timeFormat) }));
+  setClass(el, "stale", stale);
+  setHidden(el, false);
+}
+
+export function soundName(id) {
+  const entry = store.sounds?.noise?.find((s) => s.id === id) || store.sounds?.alarm?.find((s) => s.id === id);
+  return entry?.name || id;
+}
+
+function renderNoise(visible, stale) {
+  const el = els["noise-now"];
+  const n = store.state.noise;
+  const sounds = n?.playing ? n.sounds || [] : [];
+  if (!visible || sounds.length === 0) return setHidden(el, true);
+  const names = t("noise.mix", { name: soundName(sounds[0].id), more: sounds.length - 1, count: sounds.length });
+  const ends = n.sleep_timer_ends_at ? Date.parse(n.sleep_timer_ends_at) : NaN;
+  const text = Number.isNaN(ends) ? names : t("noise.summary", { sounds: names, left: left(ends) });
+  setText($(".chip-text", el), text);
+  setAttr(el, "aria-label", t("noise.label", { sounds: text }));
+  setAttr(el, "role", "img");
+  setClass(el, "stale", stale);
+  setHidden(el, false);
+}
+
+/** The disconnected mark; shown once a first connection attempt has had its chance. */
+export function renderConnection(showMark) {
+  setHidden(els.conn, !showMark);
+}
+

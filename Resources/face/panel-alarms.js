@@ -1,0 +1,246 @@
+// Alarms: the list (switch and next time for each) and the editor (time, repeat days and their
+// description, label, sound with preview, volume, snooze, fade-in, ring timeout; duplicate,
+// delete, skip next). The node's validation errors appear beside the field they name.
+
+import { t } from "./i18n.js";
+import { h, icon } from "./dom.js";
+import { store, clockSettings } from "./store.js";
+import { formatHM, relative } from "./nodetime.js";
+import { toggle, segmented, slider, field, section, timePicker, iconButton } from "./widgets.js";
+import { errorText } from "./panel-noise.js";
+
+const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+const SNOOZE = [5, 7, 8, 9, 10, 15, 20];
+const FADE = [0, 10, 30, 60, 120];
+const TIMEOUT = [5, 10, 15, 20, 30];
+const DEFAULTS = { time: "07:00", days: [], label: "", enabled: true, sound: "", volume: 80, snooze_min: 9, fade_in_s: 30, ring_timeout_min: 10 };
+
+/** "Never", "Every day", "Weekdays", "Weekends" or "Mon, Wed". */
+export function repeatText(days) {
+  const set = new Set(days || []);
+  if (set.size === 0) return t("repeat.never");
+  if (set.size === 7) return t("repeat.daily");
+  const weekdays = ["mon", "tue", "wed", "thu", "fri"];
+  if (set.size === 5 && weekdays.every((d) => set.has(d))) return t("repeat.weekdays");
+  if (set.size === 2 && set.has("sat") && set.has("sun")) return t("repeat.weekends");
+  return DAYS.filter((d) => set.has(d)).map((d) => t("day." + d)).join(t("repeat.sep"));
+}
+
+function timeText(hhmm) {
+  const [hh, mm] = (hhmm || "00:00").split(":").map(Number);
+  return formatHM(hh, mm, clockSettings().timeFormat);
+}
+
+export class AlarmsPanel {
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.editing = null; // the draft being edited, or null for the list
+    this.dirty = false;
+  }
+
+  mount(body) {
+    this.body = body;
+    this.showList();
+  }
+
+  busy() {
+    return !!this.editing && this.dirty;
+  }
+
+  update(topics) {
+    if (this.editing) {
+      if (topics?.has("sounds")) this.renderSounds?.();
+      return;
+    }
+    if (!topics || ["alarms", "alarm/next", "minute", "settings", "connection"].some((x) => topics.has(x))) this.renderList();
+  }
+
+  async send(verb, payload) {
+    const r = await this.ctx.command(verb, payload);
+    if (r.status !== "ok") this.ctx.toast(errorText(r));
+    return r;
+  }
+
+  // ---------------------------------------------------------------- list
+
+  showList() {
+    this.editing = null;
+    this.dirty = false;
+    this.ctx.setTitle(t("alarms.title"));
+    this.ctx.setBack(null);
+    this.list = h("div", { class: "alarm-list" });
+    this.body.replaceChildren(
+      h("div", { class: "list-head" },
+        h("span", { class: "hint", dataset: { count: "" } }),
+        h("button", { type: "button", class: "btn btn-primary", onclick: () => this.edit(null) }, icon("plus"), t("alarms.add"))),
+      this.list);
+    this.renderList();
+    this.ctx.scrollTop();
+  }
+
+  renderList() {
+    const alarms = store.state.alarms || [];
+    const count = this.body.querySelector("[data-count]");
+    if (count) count.textContent = t("alarms.count", { count: alarms.length });
+    const focusKey = document.activeElement?.dataset?.key;
+    if (!alarms.length) {
+      this.list.replaceChildren(h("p", { class: "empty", text: t("alarms.empty") }));
+      return;
+    }
+    const sorted = [...alarms].sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
+    this.list.replaceChildren(...sorted.map((a) => this.row(a)));
+    if (focusKey) this.list.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus({ preventScroll: true });
+  }
+
+  row(a) {
+    const time = timeText(a.time);
+    const label = a.label || t("editor.label.default");
+    const next = a.enabled && a.next_fire ? relative(Date.parse(a.next_fire)) : "";
+    const nextText = !a.enabled ? t("alarms.off") : a.skip_next ? t("alarms.skipped", { relative: next }) : next;
+    const [clock, ampm] = time.split(" ");
+    const edit = h("button", { type: "button", class: "row-btn", dataset: { key: "edit-" + a.id },
+      "aria-label": t("alarms.edit", { label, time }), onclick: () => this.edit(a) },
+    h("span", { class: "alarm-time" }, clock, ampm ? h("small", { text: ampm }) : null),
+    h("span", { class: "alarm-meta", text: t("alarms.meta", { label, repeat: repeatText(a.days) }) }),
+    nextText ? h("span", { class: "alarm-next", text: nextText }) : null);
+    const sw = toggle("", a.enabled, (on) => this.send(on ? "alarm/enable" : "alarm/disable", { id: a.id }),
+      { "aria-label": t("alarms.toggle", { label, time }), dataset: { key: "switch-" + a.id } });
+    return h("div", { class: "alarm-row" + (a.enabled ? "" : " off") }, edit, sw);
+  }
+
+  // ---------------------------------------------------------------- editor
+
+  edit(alarm) {
+    const draft = { ...DEFAULTS, sound: defaultSound(), ...(alarm || {}) };
+    draft.days = [...(draft.days || [])];
+    this.editing = draft;
+    this.dirty = false;
+    this.ctx.setTitle(t(alarm ? "editor.edit" : "editor.new"));
+    this.ctx.setBack(() => this.showList());
+    const change = (patch) => {
+      Object.assign(draft, patch);
+      this.dirty = true;
+      for (const k of Object.keys(patch)) this.fields[k]?.showError("");
+    };
+    const fmt = clockSettings().timeFormat;
+    this.fields = {};
+    const f = (name, label, control) => (this.fields[name] = field(label, control, name));
+
+    const repeatDesc = h("p", { class: "hint", "aria-live": "polite", text: repeatText(draft.days) });
+    const days = h("div", { class: "seg days", role: "group", "aria-label": t("editor.repeat") },
+      DAYS.map((d) => h("button", {
+        type: "button", "aria-pressed": String(draft.days.includes(d)), "aria-label": t("day.long." + d), text: t("day." + d),
+        onclick: (e) => {
+          const on = !draft.days.includes(d);
+          e.currentTarget.setAttribute("aria-pressed", String(on));
+          change({ days: DAYS.filter((x) => (x === d ? on : draft.days.includes(x))) });
+          repeatDesc.textContent = repeatText(draft.days);
+        },
+      })));
+    const label = h("input", { class: "input", type: "text", maxlength: "64", value: draft.label, placeholder: t("editor.label.default"),
+      autocomplete: "off", oninput: (e) => change({ label: e.target.value }) });
+
+    this.soundList = h("div", { class: "sound-list", role: "radiogroup", "aria-label": t("editor.sound") });
+    this.renderSounds = () => {
+      const sounds = store.sounds?.alarm?.length ? store.sounds.alarm : [{ id: draft.sound, name: draft.sound }];
+      this.soundList.replaceChildren(...sounds.filter((s) => s.id).map((s) => {
+        const pick = h("button", { type: "button", class: "pick", role: "radio", "aria-checked": String(s.id === draft.sound), text: s.name,
+          onclick: () => {
+            change({ sound: s.id });
+            this.renderSounds();
+          } });
+        return h("div", { class: "sound-row" + (s.id === draft.sound ? " selected" : "") }, pick,
+          iconButton("play", t("editor.preview", { name: s.name }), () => this.send("noise/preview", { sound: s.id })));
+      }));
+    };
+    this.renderSounds();
+
+    const choice = (name, values, format) => segmented(t("editor." + name), values.map((v) => ({ value: v, label: format(v) })),
+      draft[name === "snooze" ? "snooze_min" : name === "fade" ? "fade_in_s" : "ring_timeout_min"], (v) =>
+        change({ [name === "snooze" ? "snooze_min" : name === "fade" ? "fade_in_s" : "ring_timeout_min"]: v }));
+    const fadeLabel = (s) => (s === 0 ? t("editor.off") : s < 60 ? t("unit.s", { count: s }) : t("unit.min", { count: s / 60 }));
+    const fades = FADE.includes(draft.fade_in_s) ? FADE : [...FADE, draft.fade_in_s].sort((a, b) => a - b);
+    const timeouts = TIMEOUT.includes(draft.ring_timeout_min) ? TIMEOUT : [...TIMEOUT, draft.ring_timeout_min].sort((a, b) => a - b);
+
+    const enabled = toggle(t("editor.enabled"), draft.enabled, (on) => change({ enabled: on }));
+    this.fields.enabled = { showError: () => {} };
+    const volume = slider(t("editor.volume"), { value: draft.volume, format: (v) => t("settings.percent", { value: v }), onInput: (v) => change({ volume: v }) });
+    this.fields.volume = volume;
+
+    const saveBtn = h("button", { type: "button", class: "btn btn-primary", onclick: () => this.save() }, icon("check"), t("editor.save"));
+    const actions = [saveBtn];
+    if (alarm) {
+      actions.push(h("button", { type: "button", class: "btn", onclick: () => this.duplicate(alarm) }, icon("copy"), t("editor.duplicate")));
+      if (alarm.days?.length) {
+        actions.push(alarm.skip_next
+          ? h("button", { type: "button", class: "btn", onclick: () => this.send("alarm/unskip", { id: alarm.id }).then((r) => r.status === "ok" && this.showList()) }, icon("skip"), t("editor.unskip"))
+          : h("button", { type: "button", class: "btn", onclick: () => this.send("alarm/skip_next", { id: alarm.id }).then((r) => r.status === "ok" && this.showList()) }, icon("skip"), t("editor.skip")));
+      }
+      const del = h("button", { type: "button", class: "btn btn-danger" }, icon("trash"), h("span", { text: t("editor.delete") }));
+      del.addEventListener("click", async () => {
+        if (!del.dataset.armed) {
+          del.dataset.armed = "1";
+          del.lastChild.textContent = t("editor.delete.confirm");
+          setTimeout(() => {
+            delete del.dataset.armed;
+            del.lastChild.textContent = t("editor.delete");
+          }, 4000);
+          return;
+        }
+        const r = await this.send("alarm/delete", { id: alarm.id });
+        if (r.status === "ok") this.showList();
+      });
+      actions.push(del);
+    }
+
+    this.body.replaceChildren(
+      f("time", t("editor.time"), timePicker(t("editor.time"), draft.time, fmt, (v) => change({ time: v }))),
+      section(null,
+        f("days", t("editor.repeat"), h("div", {}, days, repeatDesc)),
+        f("label", t("editor.label"), label),
+        enabled),
+      section(t("editor.sound"), f("sound", t("editor.sound"), this.soundList), volume),
+      section(null,
+        f("snooze_min", t("editor.snooze"), choice("snooze", SNOOZE, (v) => t("unit.min", { count: v }))),
+        f("fade_in_s", t("editor.fade"), choice("fade", fades, fadeLabel)),
+        f("ring_timeout_min", t("editor.timeout"), choice("timeout", timeouts, (v) => t("unit.min", { count: v })))),
+      h("div", { class: "actions" }, actions),
+    );
+    // The sound list's own label is the section title.
+    this.fields.sound.querySelector(".field-label").hidden = true;
+    this.ctx.scrollTop();
+  }
+
+  async save() {
+    const d = this.editing;
+    const payload = {
+      time: d.time, days: d.days, label: d.label.trim(), enabled: d.enabled, sound: d.sound,
+      volume: d.volume, snooze_min: d.snooze_min, fade_in_s: d.fade_in_s, ring_timeout_min: d.ring_timeout_min,
+    };
+    if (!payload.sound) delete payload.sound;
+    if (!payload.label) delete payload.label; // the node's default label, in its language
+    const r = await this.ctx.command(d.id ? "alarm/update" : "alarm/add", d.id ? { id: d.id, ...payload } : payload);
+    if (r.status === "ok") {
+      this.ctx.toast(t("editor.saved"));
+      this.showList();
+      return;
+    }
+    const name = r.error?.field;
+    const target = name && this.fields[name.split(".")[0]];
+    if (target) {
+      target.showError(r.error.message || errorText(r));
+      target.scrollIntoView?.({ block: "center" });
+    } else {
+      this.ctx.toast(errorText(r));
+    }
+  }
+
+  async duplicate(alarm) {
+    const r = await this.send("alarm/duplicate", { id: alarm.id });
+    if (r.status === "ok") this.showList();
+  }
+}
+
+function defaultSound() {
+  return store.sounds?.alarm?.[0]?.id || "";
+}

@@ -1,0 +1,258 @@
+// Settings: clock format, seconds, time zone; the face's style with a live preview (the change
+// shows at once, here and on the face behind, and is sent to the node a moment later); night.
+
+import { t } from "./i18n.js";
+import { h } from "./dom.js";
+import { store, emit, merge, face, clockSettings, subscribe } from "./store.js";
+import { command } from "./connection.js";
+import { TimeView, fontStack } from "./timeview.js";
+import { parts, formatInstant } from "./nodetime.js";
+import { toggle, setToggle, segmented, setSegmented, slider, field, section, timePicker } from "./widgets.js";
+import { errorText } from "./panel-noise.js";
+
+// ---------------------------------------------------------------- live preview of settings.face
+
+let pending = null;
+let sendTimer = 0;
+let inflight = 0;
+let echoTimer = 0;
+let onError = null;
+
+function preview(patch) {
+  store.facePreview = merge(store.facePreview || {}, patch);
+  pending = merge(pending || {}, patch);
+  emit("preview");
+  clearTimeout(sendTimer);
+  sendTimer = setTimeout(flush, 250);
+}
+
+async function flush() {
+  clearTimeout(sendTimer);
+  const patch = pending;
+  pending = null;
+  if (!patch) return;
+  inflight++;
+  const seq = settingsSeq;
+  const r = await command("settings", { face: patch });
+  inflight--;
+  if (r.status !== "ok") {
+    onError?.(r);
+    settle();
+    return;
+  }
+  // Keep showing the preview until the node's settings state arrives with it.
+  clearTimeout(echoTimer);
+  if (settingsSeq !== seq) settle();
+  else echoTimer = setTimeout(settle, 2000);
+}
+
+function settle() {
+  if (inflight || pending || !store.facePreview) return;
+  clearTimeout(echoTimer);
+  store.facePreview = null;
+  emit("preview");
+}
+
+let settingsSeq = 0;
+subscribe((topics) => {
+  if (!topics.has("settings")) return;
+  settingsSeq++;
+  if (!inflight && !pending) settle();
+});
+
+// ---------------------------------------------------------------- the panel
+
+const THEMES = ["night", "day", "red", "custom"];
+const FONTS = ["sans", "serif", "mono", "rounded"];
+
+export class SettingsPanel {
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.controls = {};
+  }
+
+  busy() {
+    return false;
+  }
+
+  destroy() {
+    flush();
+    onError = null;
+  }
+
+  async send(patch, fieldName) {
+    const r = await this.ctx.command("settings", patch);
+    if (r.status !== "ok") this.showError(r, fieldName);
+    return r;
+  }
+
+  showError(r, fallback) {
+    const name = (r.error?.field || fallback || "").replace(/^face\./, "");
+    const target = this.fields[name];
+    if (target?.showError) target.showError(r.error?.message || errorText(r));
+    else this.ctx.toast(errorText(r));
+  }
+
+  mount(body) {
+    onError = (r) => this.showError(r);
+    this.fields = {};
+    const f = face();
+    const cs = clockSettings();
+    const c = this.controls;
+
+    // Clock
+    c.format = segmented(t("settings.format"), [{ value: "24h", label: t("settings.24h") }, { value: "12h", label: t("settings.12h") }],
+      cs.timeFormat, (v) => this.send({ time_format: v }, "time_format"));
+    c.seconds = toggle(t("settings.seconds"), cs.showSeconds, (on) => this.send({ show_seconds: on }, "show_seconds"));
+    const tz = this.timezoneField();
+
+    // Face
+    this.previewBox = h("div", { class: "preview", "aria-hidden": "true" });
+    this.previewTime = h("div", { class: "time" });
+    this.previewBox.append(this.previewTime);
+    this.previewView = new TimeView(this.previewTime);
+    c.theme = segmented(t("settings.theme"), THEMES.map((v) => ({ value: v, label: t("theme." + v) })), f.theme, (v) => {
+      preview({ theme: v });
+      this.renderCustom();
+    });
+    c.digit = h("input", { type: "color", class: "swatch", value: f.digit_color, "aria-label": t("settings.digit_color"),
+      oninput: (e) => preview({ digit_color: e.target.value.toUpperCase() }) });
+    c.background = h("input", { type: "color", class: "swatch", value: f.background_color, "aria-label": t("settings.background_color"),
+      oninput: (e) => preview({ background_color: e.target.value.toUpperCase() }) });
+    this.customRow = h("div", { class: "field pair" },
+      h("span", { class: "field-label", text: t("settings.digit_color") }), c.digit,
+      h("span", { class: "field-label", text: t("settings.background_color") }), c.background);
+    c.random = toggle(t("settings.random_color"), f.random_color, (on) => preview({ random_color: on }));
+    c.font = segmented(t("settings.font"), FONTS.map((v) => ({ value: v, label: t("font." + v) })), f.font, (v) => preview({ font: v }));
+    const pct = (v) => t("settings.percent", { value: v });
+    c.weight = slider(t("settings.weight"), { min: 100, max: 900, step: 100, value: f.weight, onInput: (v) => preview({ weight: v }) });
+    c.size = slider(t("settings.size"), { min: 0, max: 100, value: f.size, format: (v) => (v === 0 ? t("settings.size.auto") : pct(v)), onInput: (v) => preview({ size: v }) });
+    c.glow = slider(t("settings.glow"), { value: f.glow, format: pct, onInput: (v) => preview({ glow: v }) });
+    c.digitOpacity = slider(t("settings.digit_opacity"), { min: 10, value: f.digit_opacity, format: pct, onInput: (v) => preview({ digit_opacity: v }) });
+    c.overlayOpacity = slider(t("settings.overlay_opacity"), { min: 10, value: f.overlay_opacity, format: pct, onInput: (v) => preview({ overlay_opacity: v }) });
+    c.overlays = ["date", "battery", "next_alarm", "noise"].map((k) =>
+      toggle(t("overlay." + k), f.overlays?.[k] !== false, (on) => preview({ overlays: { [k]: on } })));
+    c.shift = toggle(t("settings.pixel_shift"), f.pixel_shift !== false, (on) => preview({ pixel_shift: on }));
+    Object.assign(this.fields, { theme: field(t("settings.theme"), c.theme, "theme"), font: field(t("settings.font"), c.font, "font"),
+      weight: c.weight, size: c.size, glow: c.glow, digit_opacity: c.digitOpacity, overlay_opacity: c.overlayOpacity });
+
+    // Night
+    const n = f.night || {};
+    c.night = toggle(t("settings.night.enabled"), n.enabled, (on) => preview({ night: { enabled: on } }));
+    const sunKnown = !!store.state.display?.sunset;
+    const when = (key, sunValue, sunLabel) => {
+      const value = n[key] || (key === "start" ? "22:00" : "07:00");
+      const isSun = value === sunValue;
+      const picker = h("div", { hidden: isSun });
+      const fmt = clockSettings().timeFormat;
+      picker.append(timePicker(t("settings.night." + key), isSun ? (key === "start" ? "22:00" : "07:00") : value, fmt,
+        (v) => preview({ night: { [key]: v } })));
+      const seg = segmented(t("settings.night." + key), [
+        { value: "time", label: t("settings.night.at") },
+        { value: "sun", label: sunLabel },
+      ], isSun ? "sun" : "time", (v) => {
+        picker.hidden = v === "sun";
+        preview({ night: { [key]: v === "sun" ? sunValue : pickerValue(picker) } });
+      });
+      if (!sunKnown && !isSun) seg.querySelector('[data-value="sun"]').disabled = true;
+      const sunIso = store.state.display?.[sunValue];
+      const hint = sunIso ? h("p", { class: "hint", text: t("settings.night.sun_at", { event: sunLabel, time: formatInstant(sunIso, fmt) }) })
+        : h("p", { class: "hint", text: t("settings.night.sun_unknown") });
+      return field(t("settings.night." + key), h("div", {}, seg, picker, hint), "night." + key);
+    };
+    c.nightTheme = segmented(t("settings.night.theme"), THEMES.map((v) => ({ value: v, label: t("theme." + v) })), n.theme || "red",
+      (v) => preview({ night: { theme: v } }));
+    c.nightBrightness = slider(t("settings.night.brightness"), { value: n.brightness ?? 5, format: pct, onInput: (v) => preview({ night: { brightness: v } }) });
+    c.dayBrightness = slider(t("settings.day_brightness"), { value: f.day_brightness ?? 100, format: pct, onInput: (v) => preview({ day_brightness: v }) });
+    this.fields.day_brightness = c.dayBrightness;
+    this.fields["night.brightness"] = c.nightBrightness;
+
+    body.append(
+      section(t("settings.clock"), field(t("settings.format"), c.format, "time_format"), c.seconds, tz),
+      section(t("settings.style"), this.previewBox, this.fields.theme, this.customRow, c.random, this.fields.font, c.weight, c.size,
+        c.glow, c.digitOpacity, c.overlayOpacity),
+      section(t("settings.overlays"), ...c.overlays, c.shift),
+      section(t("settings.night"), c.night, when("start", "sunset", t("settings.night.sunset")),
+        when("end", "sunrise", t("settings.night.sunrise")), field(t("settings.night.theme"), c.nightTheme, "night.theme"),
+        c.nightBrightness, c.dayBrightness),
+    );
+    this.renderCustom();
+    this.renderPreview();
+  }
+
+  renderCustom() {
+    this.customRow.hidden = face().theme !== "custom";
+  }
+
+  async renderPreview() {
+    const f = face();
+    const box = this.previewBox;
+    const weight = Math.max(100, Math.min(900, Math.round((Number(f.weight) || 300) / 100) * 100));
+    const cs = clockSettings();
+    const p = parts();
+    await this.previewView.setFont(fontStack(f.font), weight);
+    this.previewView.setTime({ hour: p.hour, minute: p.minute, second: p.second, format: cs.timeFormat, showSeconds: cs.showSeconds, am: t("clock.am"), pm: t("clock.pm") });
+    this.previewView.fit(Math.max(120, box.clientWidth - 48), 84, 0);
+  }
+
+  update(topics) {
+    if (!topics) return;
+    if (topics.has("preview") || topics.has("settings") || topics.has("minute") || topics.has("clock")) this.renderPreview();
+    if (topics.has("settings") && !store.facePreview) this.sync();
+  }
+
+  /** Brings the controls in line with settings changed elsewhere (MQTT, Home Assistant). */
+  sync() {
+    const f = face();
+    const cs = clockSettings();
+    const c = this.controls;
+    setSegmented(c.format, cs.timeFormat);
+    setToggle(c.seconds, cs.showSeconds);
+    setSegmented(c.theme, f.theme);
+    setSegmented(c.font, f.font);
+    setToggle(c.random, f.random_color);
+    c.weight.set(f.weight);
+    c.size.set(f.size);
+    c.glow.set(f.glow);
+    c.digitOpacity.set(f.digit_opacity);
+    c.overlayOpacity.set(f.overlay_opacity);
+    ["date", "battery", "next_alarm", "noise"].forEach((k, i) => setToggle(c.overlays[i], f.overlays?.[k] !== false));
+    setToggle(c.shift, f.pixel_shift !== false);
+    setToggle(c.night, f.night?.enabled);
+    setSegmented(c.nightTheme, f.night?.theme);
+    c.nightBrightness.set(f.night?.brightness ?? 5);
+    c.dayBrightness.set(f.day_brightness ?? 100);
+    this.renderCustom();
+  }
+
+  timezoneField() {
+    const zones = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+    const current = store.state.settings?.timezone || "";
+    const input = h("input", { class: "input", type: "text", value: current, placeholder: t("settings.timezone.system"), autocomplete: "off", spellcheck: "false" });
+    const list = h("div", { class: "tz-list" });
+    const choose = async (zone) => {
+      input.value = zone;
+      list.replaceChildren();
+      wrap.showError("");
+      await this.send({ timezone: zone }, "timezone");
+    };
+    input.addEventListener("input", () => {
+      const q = input.value.trim().toLowerCase().replace(/\s+/g, "_");
+      const matches = q.length < 2 ? [] : zones.filter((z) => z.toLowerCase().includes(q)).slice(0, 6);
+      list.replaceChildren(...matches.map((z) => h("button", { type: "button", text: z.replace(/_/g, " "), onclick: () => choose(z) })));
+      if (!input.value.trim()) list.append(h("button", { type: "button", text: t("settings.timezone.system"), onclick: () => choose("") }));
+    });
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") choose(input.value.trim());
+    });
+    const wrap = field(t("settings.timezone"), input, "timezone");
+    wrap.append(list);
+    this.fields.timezone = wrap;
+    return wrap;
+  }
+}
+
+function pickerValue(picker) {
+  const values = [...picker.querySelectorAll(".spin-value")].map((e) => Number(e.getAttribute("aria-valuenow")));
+  return `${String(values[0] ?? 22).padStart(2, "0")}:${String(values[1] ?? 0).padStart(2, "0")}`;
+}
