@@ -17,7 +17,7 @@ struct DeployTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let unit = try String(contentsOfFile: "\(checkout)/deploy/noiseclock.service", encoding: .utf8)
         #expect(unit.contains("Type=notify") && unit.contains("WatchdogSec=") && unit.contains("Restart=on-failure"))
-        for hardening in ["DynamicUser=yes", "SupplementaryGroups=audio", "StateDirectory=noiseclock", "ProtectSystem=strict",
+        for hardening in ["DynamicUser=yes", "SupplementaryGroups=audio video", "StateDirectory=noiseclock", "ProtectSystem=strict",
                           "ProtectHome=yes", "NoNewPrivileges=yes", "PrivateTmp=yes", "RestrictAddressFamilies="] {
             #expect(unit.contains(hardening), "\(hardening)")
         }
@@ -26,6 +26,25 @@ struct DeployTests {
         let verified = try await runToEnd(tool, ["verify", "--man=no", "\(directory)/noiseclock.service"])
         #expect(verified.code == 0, "\(verified.output)")
         #expect(!verified.output.contains("noiseclock.service:"), "warnings: \(verified.output)")
+    }
+
+    @Test("systemd-analyze verify accepts deploy/noiseclock-kiosk.service: cage and Chromium on tty7, restarted when the browser crashes")
+    func kioskUnitVerifies() async throws {
+        let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let tool = try #require(analyze, "systemd-analyze is missing (package systemd)")
+        let directory = try makeTemporaryDirectory("kiosk-unit")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let unit = try String(contentsOfFile: "\(checkout)/deploy/noiseclock-kiosk.service", encoding: .utf8)
+        for line in ["Restart=always", "PAMName=login", "TTYPath=/dev/tty7", "Wants=noiseclock.service", "--kiosk", "http://127.0.0.1:8080/"] {
+            #expect(unit.contains(line), "\(line)")
+        }
+        // cage may not be installed where the tests run: verify the unit around an executable that is.
+        let local = unit.replacingOccurrences(of: "/usr/bin/cage", with: "/usr/bin/env")
+            .replacingOccurrences(of: "User=kiosk", with: "User=root")
+        try local.write(toFile: "\(directory)/noiseclock-kiosk.service", atomically: true, encoding: .utf8)
+        let verified = try await runToEnd(tool, ["verify", "--man=no", "\(directory)/noiseclock-kiosk.service"])
+        #expect(verified.code == 0, "\(verified.output)")
+        #expect(!verified.output.contains("noiseclock-kiosk.service:"), "warnings: \(verified.output)")
     }
 
     @Test("the binary loads neither Foundation's ICU-based libraries nor a YAML library of Swift's: only FoundationEssentials")
