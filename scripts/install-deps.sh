@@ -16,6 +16,7 @@ packages=(
   openssl                                        # certificates for the TLS tests
   procps                                         # pgrep/ps for tests and benchmarks
   faketime                                       # tests: a node process whose wall clock jumps (libfaketime)
+  chromium chromium-driver python3-selenium      # tests: the clock face in a real headless browser
 )
 
 missing=()
