@@ -66,6 +66,9 @@ let package = Package(
             dependencies: ["CUPower", "NoiseClockCore", "NoiseClockSystem", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // The screen: a backlight under /sys/class/backlight, or the user's on/off commands.
+        .target(name: "NoiseClockDisplay", dependencies: ["NoiseClockCore", "NoiseClockSystem"]),
+
         // The services and their wiring: store, clock publisher, command service, the node.
         .target(
             name: "NoiseClockNode",
@@ -100,6 +103,7 @@ let package = Package(
             dependencies: ["NoiseClockAudio", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "NoiseClockPowerTests", dependencies: ["NoiseClockPower", "NoiseClockCore"]),
+        .testTarget(name: "NoiseClockDisplayTests", dependencies: ["NoiseClockDisplay"]),
         .testTarget(
             name: "NoiseClockNodeTests",
             dependencies: [

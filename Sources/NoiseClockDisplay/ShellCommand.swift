@@ -1,0 +1,133 @@
+import NoiseClockSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One of the user's commands, run through `/bin/sh -c` as the configuration file wrote it.
+///
+/// posix_spawn rather than Foundation's `Process`: the node does not link Foundation, and the
+/// child must start with an empty signal mask and default handlers, where the node's threads keep
+/// SIGTERM and SIGINT blocked for their `sigwait` thread (a child inheriting that mask could not
+/// be stopped by them). The child gets a process group of its own, so a timeout kills whatever the
+/// shell started as well.
+enum ShellCommand {
+    enum Outcome: Hashable, Sendable {
+        /// The exit status, and the end of what it wrote to stderr.
+        case exited(Int32, String)
+        case killed(signal: Int32, String)
+        case timedOut(String)
+        case notStarted(String)
+    }
+
+    /// How much of stderr is kept: the end is where a failing command says why.
+    static let keptOutput = 2048
+
+    /// Runs `command` to its end or for at most `timeout`, blocking the calling thread. stdin and
+    /// stdout are /dev/null; stderr is collected while it runs, so a chatty command never blocks
+    /// on a full pipe.
+    static func run(_ command: String, timeout: Duration) -> Outcome {
+        var ends: [Int32] = [-1, -1]
+        guard ends.withUnsafeMutableBufferPointer({ pipe($0.baseAddress) }) == 0 else {
+            return .notStarted("pipe: \(String(cString: strerror(errno)))")
+        }
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        // Swift's Glibc lacks pipe2; close-on-exec keeps other children from holding the pipe.
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        defer { close(readEnd) }
+        let started = spawn(command, errorOutput: writeEnd)
+        close(writeEnd)
+        let pid: pid_t
+        switch started {
+        case .success(let child): pid = child
+        case .failure(let error): return .notStarted("/bin/sh: \(String(cString: strerror(error.code)))")
+        }
+
+        let deadline = ContinuousClock.now + timeout
+        var output: [UInt8] = []
+        var outputOpen = true
+        var status: Int32 = 0
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { break }
+            if reaped < 0 && errno != EINTR { return .notStarted("waitpid: \(String(cString: strerror(errno)))") }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else {
+                kill(-pid, SIGKILL)
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                drain(readEnd, into: &output)
+                return .timedOut(text(output))
+            }
+            // Wake for output or every 20 ms to look for the exit (a command that leaves a
+            // background child holding stderr open has still finished).
+            let wait = Int32(min(20, max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
+            if outputOpen {
+                outputOpen = read(readEnd, into: &output, waitingMilliseconds: wait)
+            } else {
+                Threads.sleep(.milliseconds(Int(wait)))
+            }
+        }
+        drain(readEnd, into: &output)
+        let signal = status & 0x7f
+        return signal == 0 ? .exited((status >> 8) & 0xff, text(output)) : .killed(signal: signal, text(output))
+    }
+
+    struct SpawnError: Error {
+        var code: Int32
+    }
+
+    private static func spawn(_ command: String, errorOutput: Int32) -> Result<pid_t, SpawnError> {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, errorOutput, 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+
+        // The node's environment goes along: a Wayland or X command needs WAYLAND_DISPLAY,
+        // XDG_RUNTIME_DIR or DISPLAY from the service's environment.
+        let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { $0.withCString { strdup($0) } } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environ)
+        return rc == 0 ? .success(pid) : .failure(SpawnError(code: rc))
+    }
+
+    /// Waits up to `milliseconds` for output and appends what came; false once the pipe is closed.
+    private static func read(_ fd: Int32, into output: inout [UInt8], waitingMilliseconds milliseconds: Int32) -> Bool {
+        var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = Glibc.poll(&poll, 1, milliseconds)
+        guard ready > 0 else { return true }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if n < 0 { return errno == EINTR || errno == EAGAIN }
+        if n == 0 { return false }
+        output.append(contentsOf: chunk.prefix(n))
+        if output.count > keptOutput { output.removeFirst(output.count - keptOutput) }
+        return true
+    }
+
+    /// Takes what is already in the pipe, without waiting for writers that may never close it.
+    private static func drain(_ fd: Int32, into output: inout [UInt8]) {
+        var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while Glibc.poll(&poll, 1, 0) > 0, poll.revents & Int16(POLLIN) != 0, read(fd, into: &output, waitingMilliseconds: 0) {}
+    }
+
+    private static func text(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+}
