@@ -80,6 +80,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 "NoiseClockSystem",
                 "NoiseClockYAML",
+                "NoiseClockDisplay",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

@@ -8,9 +8,10 @@ import Synchronization
 public struct ScreenHandle: Sendable {
     public var name: String
     /// Sets the brightness, 0-100; throws what went wrong (a permission, a command that failed).
-    public var setBrightness: @Sendable (Int) throws -> Void
+    /// May take a while (an on/off command runs up to its timeout): it must not block the executor.
+    public var setBrightness: @Sendable (Int) async throws -> Void
 
-    public init(name: String, setBrightness: @escaping @Sendable (Int) throws -> Void) {
+    public init(name: String, setBrightness: @escaping @Sendable (Int) async throws -> Void) {
         self.name = name
         self.setBrightness = setBrightness
     }
@@ -66,21 +67,21 @@ public actor DisplayController {
     // MARK: Verbs
 
     /// `display/wake`: a touch. A dark screen lights for 30 s.
-    public func wake() -> JSONValue {
+    public func wake() async -> JSONValue {
         wokenUntil = time.now().addingTimeInterval(Self.wakeSeconds)
-        return update().state
+        return await update().state
     }
 
     /// `display/power` (Home Assistant's light): off, or on at the brightness it had.
-    public func power(on: Bool) -> JSONValue {
+    public func power(on: Bool) async -> JSONValue {
         manual = (on ? lastLit : 0, schedule(at: time.now()).state.nextChange)
-        return update().state
+        return await update().state
     }
 
     /// `display/brightness`: 0-100 until the night next starts or ends.
-    public func setBrightness(_ brightness: Int) -> JSONValue {
+    public func setBrightness(_ brightness: Int) async -> JSONValue {
         manual = (brightness, schedule(at: time.now()).state.nextChange)
-        return update().state
+        return await update().state
     }
 
     // MARK: Time
@@ -88,7 +89,7 @@ public actor DisplayController {
     /// Works out night or day and the brightness now, sets the screen when it changed, emits
     /// `B/display`, and returns when to look again.
     @discardableResult
-    public func update() -> (state: JSONValue, next: Date) {
+    public func update() async -> (state: JSONValue, next: Date) {
         let now = time.now()
         let style = time.settings.current.face
         let (night, sunToday) = schedule(at: now)
@@ -101,10 +102,12 @@ public actor DisplayController {
         if brightness > 0 { lastLit = brightness }
         if let screen, brightness != applied {
             do {
-                try screen.setBrightness(brightness)
+                // Marked applied first: a call that comes in while this one waits does not repeat it.
                 applied = brightness
+                try await screen.setBrightness(brightness)
                 lastError = nil
             } catch {
+                applied = nil
                 if lastError != "\(error)" { logger.warning("the screen could not be set", metadata: ["error": "\(error)"]) }
                 lastError = "\(error)"
             }

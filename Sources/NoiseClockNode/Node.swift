@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import NoiseClockAudio
 import NoiseClockCore
+import NoiseClockDisplay
 import NoiseClockMQTT
 import NoiseClockPower
 import NoiseClockSystem
@@ -33,8 +34,7 @@ public struct Node: Sendable {
     public init(
         configuration: Configuration, transport: any MQTTTransport, store: any Store, clock: NodeClock,
         battery: (any BatterySource)? = nil, audio: (any AudioOutput)? = nil, sounds: SoundLibrary = .empty,
-        storeProblems: [String] = [], screen: ScreenHandle? = nil,
-        sun: @escaping NightSchedule.SunEvent = { _, _ in nil }, logger: Logger
+        storeProblems: [String] = [], screen: ScreenHandle? = nil, logger: Logger
     ) {
         self.configuration = configuration
         self.transport = transport
@@ -71,7 +71,8 @@ public struct Node: Sendable {
         alarms = AlarmScheduler(
             state: stored.state, store: store, hub: hub, time: time, noise: noise, library: sounds,
             alarms: configuration.alarms, logger: logger, alarmsPublished: homeAssistant.map(Self.alarmsHook))
-        let display = DisplayController(hub: hub, time: time, screen: screen, sun: sun, logger: logger)
+        let display = DisplayController(
+            hub: hub, time: time, screen: screen, sun: Self.sun(configuration.display, time: time), logger: logger)
         self.display = display
         // Every verb the node answers (SPEC §2), by feature: a new verb is an `add` in its group,
         // a new group one line here.
@@ -81,6 +82,15 @@ public struct Node: Sendable {
             AlarmCommands(scheduler: alarms),
             DisplayCommands(display: display),
         ] + (noise.map { [NoiseCommands(player: $0)] } ?? []))
+    }
+
+    /// Sunrise and sunset from `display.latitude`/`longitude`, in the zone in force; none without them.
+    static func sun(_ display: Configuration.Display, time: NodeTime) -> NightSchedule.SunEvent {
+        guard let latitude = display.latitude, let longitude = display.longitude else { return { _, _ in nil } }
+        return { edge, day in
+            let sun = SunTimes.day(day, latitude: latitude, longitude: longitude, zone: time.zone())
+            return edge == .sunset ? sun.sunset : sun.sunrise
+        }
     }
 
     private static func alarmsHook(_ homeAssistant: HomeAssistantPublisher) -> @Sendable ([Alarm]) -> Void {
@@ -135,12 +145,13 @@ public struct Node: Sendable {
         let client = try MQTTClient(options: try MQTTSettings.options(for: configuration), logger: logger)
         let battery = BatterySources.make(configuration.battery, sleep: NodeClock.live.sleep, logger: logger)
         let sounds = loadSounds(configuration, logger: logger)
+        let (screen, screenProblem) = loadScreen(configuration.display, logger: logger)
         // The engine reports status changes on its own thread; the audio service carries them on.
         let (audioChanges, audioContinuation) = AsyncStream.makeStream(of: AudioStatus.self, bufferingPolicy: .bufferingNewest(8))
         let engine = AudioEngine(device: configuration.audio.device, logger: logger) { audioContinuation.yield($0) }
         let node = Node(
             configuration: configuration, transport: client, store: store, clock: .live, battery: battery, audio: engine,
-            sounds: sounds, logger: logger)
+            sounds: sounds, storeProblems: screenProblem.map { [$0] } ?? [], screen: screen, logger: logger)
         // Subscribe before connecting: the client then sends the subscriptions ahead of `online`,
         // so a command sent the moment `online` is seen is never lost. Then queue every retained
         // state, so they go out right behind `online`.
@@ -187,6 +198,37 @@ func loadSounds(_ configuration: Configuration, logger: Logger) -> SoundLibrary 
     } catch {
         logger.error("sound catalog unusable", metadata: ["error": "\(error)"])
         return .empty
+    }
+}
+
+/// The screen `display.*` names (a backlight found or named, or on/off commands), as the display
+/// controller drives it: each change on a thread of its own, since a command may take seconds. A
+/// screen that cannot be used is logged and reported (`B/status` problems); the node runs without.
+func loadScreen(_ display: Configuration.Display, logger: Logger) -> (ScreenHandle?, String?) {
+    do {
+        guard let control = try ScreenControls.make(
+            backlight: display.backlight, onCommand: display.onCommand, offCommand: display.offCommand)
+        else {
+            logger.info("no screen to drive (no backlight device, no display.on_command)")
+            return (nil, nil)
+        }
+        logger.info("screen", metadata: ["screen": "\(control.name)"])
+        let handle = ScreenHandle(name: control.name) { level in
+            try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+                Threads.start(name: "screen") {
+                    do {
+                        try control.set(brightness: level)
+                        done.resume()
+                    } catch {
+                        done.resume(throwing: error)
+                    }
+                }
+            }
+        }
+        return (handle, nil)
+    } catch {
+        logger.error("the screen cannot be used", metadata: ["error": "\(error)"])
+        return (nil, "\(error.key): \(error.reason)")
     }
 }
 
