@@ -80,7 +80,7 @@ def singing_bowl():
     # measured on real bowls (about 2.7, 5.1-5.4, 8.2-8.5, 12), each split into a beating pair.
     f0 = 220.0
     modes = [
-        Mode(1.000, 1.00, 5.2, 0.55, 0.65),   # beats every 1.8 s
+        Mode(1.000, 1.00, 5.2, 0.55, 0.5),    # beats every 1.8 s, dips of 9.5 dB
         Mode(2.720, 0.50, 3.1, 1.15),         # 0.9 s
         Mode(5.190, 0.20, 1.7, 1.90),
         Mode(8.330, 0.075, 0.95, 2.70),
@@ -96,13 +96,15 @@ def soft_bell():
     # fundamental 660 Hz (E5), the same family of inharmonic ratios, faster beating.
     f0 = 660.0
     modes = [
-        Mode(1.000, 1.00, 2.1, 1.30, 0.7),
+        Mode(1.000, 1.00, 2.1, 1.30, 0.55),
         Mode(2.690, 0.42, 1.3, 2.10),
         Mode(5.080, 0.17, 0.70, 3.00),
         Mode(8.210, 0.06, 0.40, 4.20),
     ]
+    # Struck 10 ms in: the MP3 encoder smears a quick rise a little backwards in time (pre-echo),
+    # and in those 10 ms it stays at the level of a few LSB instead of starting the file at -43 dBFS.
     out = [0.0] * (11 * RATE)
-    strike(out, 0, f0, modes, attack=0.003, thud=0.006, thud_len=0.012, seed=12)
+    strike(out, int(0.010 * RATE), f0, modes, attack=0.005, thud=0.006, thud_len=0.012, seed=12)
     return out
 
 
