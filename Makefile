@@ -41,7 +41,7 @@ release: deps
 bench: release
 	bash bench/run.sh
 
-# Regenerates Resources/sounds and Resources/alarm-sounds (sox + lame) and their catalogs.
+# Regenerates Resources/sounds, Resources/alarm-sounds and Resources/gongs (sox, lame, python3) and their catalogs.
 sounds: deps
 	bash scripts/make-sounds.sh
 

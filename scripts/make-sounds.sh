@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Makes NoiseClock's sound catalog from nothing but sox and lame (Debian packages: sox, lame):
+# Makes NoiseClock's sound catalog from nothing but sox, lame and python3 (Debian packages: sox,
+# lame, python3; the python script uses its standard library only):
 #   Resources/sounds/<id>.mp3        looping sleep sounds (noise, rain, fan, nature)
 #   Resources/alarm-sounds/<id>.mp3  looping alarm tones
-#   Resources/sounds.json, Resources/alarm-sounds.json   the catalogs (SPEC §4)
+#   Resources/gongs/<id>.mp3         meditation gongs and the (looping) timer chime (SPEC §10)
+#   Resources/sounds.json, Resources/alarm-sounds.json, Resources/gong-sounds.json   the catalogs
 # Every file is made from scratch in a temporary folder on each run and checked; only when all
-# checks pass do the new files replace the old ones (the MP3s in the two folders are all ours).
+# checks pass do the new files replace the old ones (the MP3s in the three folders are all ours).
 # sox runs with -R (fixed random seed), so a run repeats the same audio on the same sox version.
 #
 # Noise loops: each noise layer is made LOOP+XF seconds long (after a skipped warm-up), then its
@@ -13,6 +15,10 @@
 # has no seam. Filters run before that step; only memoryless things (slow amplitude modulation
 # whose period divides LOOP, sine tones with a whole number of cycles in LOOP, gain) run after.
 # Alarm tones are patterns that start at silence (or phase 0) and end at silence (or phase 0).
+# Gongs are struck bowls and bells, by modal synthesis in scripts/make-gongs.py (sox has no
+# exponential envelopes): a few inharmonic partials, each a slowly beating pair, each decaying
+# exponentially; sox adds a little room, and the timer chime's ringing past its loop length is
+# folded back onto its start (so its loop is seamless).
 #
 # MP3s: 44.1 kHz mono CBR (the player upmixes). lame writes its LAME/Xing tag with the encoder
 # delay and padding, which libmpg123 uses for gapless playback: keep it (no --nores, no -t).
@@ -20,8 +26,8 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-for tool in sox soxi lame awk od; do
-  command -v "$tool" >/dev/null || { echo "make-sounds: $tool is missing (Debian packages: sox lame)" >&2; exit 1; }
+for tool in sox soxi lame awk od python3; do
+  command -v "$tool" >/dev/null || { echo "make-sounds: $tool is missing (Debian packages: sox lame python3)" >&2; exit 1; }
 done
 
 readonly RATE=44100
@@ -31,13 +37,16 @@ readonly WARM=1             # generator/filter warm-up skipped at the start of e
 readonly L=$((LOOP * RATE)) X=$((XF * RATE))
 readonly NOISE_KBPS=96      # 48 s x 96 kbit/s = 576 kB
 readonly ALARM_KBPS=128
+readonly GONG_KBPS=64       # 28 s x 64 kbit/s = 224 kB
 readonly MAX_BYTES=1000000
+readonly GONG_MAX_BYTES=300000
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out=$work/out
 sounds_dir=$out/sounds
 alarms_dir=$out/alarm-sounds
+gongs_dir=$out/gongs
 
 F=(-e floating-point -b 32)            # intermediate files: 32-bit float WAV
 sx() { sox -R -V2 "$@"; }              # repeatable, warnings shown
@@ -107,7 +116,14 @@ master_alarm() {
   lame --nohist --quiet --cbr -b $ALARM_KBPS -q 2 -m m --resample 44.1 "$work/$id.16.wav" "$alarms_dir/$id.mp3"
 }
 
-mkdir -p "$sounds_dir" "$alarms_dir"
+# master_gong IN ID: peak -3 dBFS like the alarm tones, 16 bit, MP3 (a lower rate: they are long).
+master_gong() {
+  local in=$1 id=$2
+  sx -D "$in" -b 16 "$work/$id.16.wav" gain -n -3
+  lame --nohist --quiet --cbr -b $GONG_KBPS -q 2 -m m --resample 44.1 "$work/$id.16.wav" "$gongs_dir/$id.mp3"
+}
+
+mkdir -p "$sounds_dir" "$alarms_dir" "$gongs_dir"
 w=$work
 
 # ---------------------------------------------------------------------------------------------
@@ -240,6 +256,41 @@ gen 1 "${F[@]}" "$w/buzz.wav" synth -n 0.3 square 350 vol 0.5 lowpass 7000 synth
 master_alarm "$w/buzz.wav" buzzing-alarm
 
 # ---------------------------------------------------------------------------------------------
+# Gong and timer tones (mono; the dry strikes come from scripts/make-gongs.py, whose comments give
+# every partial's ratio, amplitude, split and decay time)
+
+# dry ID: the strike as a float WAV at 44.1 kHz.
+dry() {
+  python3 scripts/make-gongs.py "$1" "$w/$1.f32"
+  sx -t f32 -L -r $RATE -c 1 "$w/$1.f32" "${F[@]}" "$w/$1.dry.wav"
+}
+# A small, soft room: reverberance 30 %, HF damping 50 %, room scale 60 %, 8 ms pre-delay, wet -6 dB.
+ROOM=(reverb 30 50 60 100 8 -6)
+
+# singing-bowl: a 220 Hz bowl with partials at 2.72, 5.19, 8.33 and 12.05 times that, each a pair
+# 0.55-3.4 Hz apart (the fundamental beats every 1.8 s), decaying with time constants of 5.2 s
+# (the fundamental) down to 0.55 s; 28 s, the last 3 s faded (by then it is 55 dB down).
+dry singing-bowl
+sx "$w/singing-bowl.dry.wav" "${F[@]}" "$w/bowl.wav" "${ROOM[@]}" fade h 0 28 3
+master_gong "$w/bowl.wav" singing-bowl
+
+# soft-bell: a small 660 Hz bell (a rin) tapped gently: ratios 2.69, 5.08, 8.21, pairs 1.3-4.2 Hz
+# apart, time constants 2.1 s down to 0.4 s; 11 s, the last 2 s faded.
+dry soft-bell
+sx "$w/soft-bell.dry.wav" "${F[@]}" "$w/bell.wav" "${ROOM[@]}" fade h 0 11 2
+master_gong "$w/bell.wav" soft-bell
+
+# timer-chime: G5 C6 E6 struck on a bar chime 0.18 s apart, a 3 s loop. The dry render is 6 s;
+# after the room, everything past 3 s is added back onto the start, so the end of the loop flows
+# into its start exactly as the ringing would go on.
+dry timer-chime
+sx "$w/timer-chime.dry.wav" "${F[@]}" "$w/chime.long.wav" "${ROOM[@]}"
+sx "$w/chime.long.wav" "${F[@]}" "$w/chime.head.wav" trim 0 $((3 * RATE))s
+sx "$w/chime.long.wav" "${F[@]}" "$w/chime.tail.wav" trim $((3 * RATE))s $((3 * RATE))s
+sx -m -v 1 "$w/chime.head.wav" -v 1 "$w/chime.tail.wav" "${F[@]}" "$w/chime.wav"
+master_gong "$w/chime.wav" timer-chime
+
+# ---------------------------------------------------------------------------------------------
 # Catalogs: id|name|category|description; the first entry of each is the default.
 
 noise_catalog=(
@@ -256,6 +307,11 @@ alarm_catalog=(
   "beep-alarm|Beeps|alarm|Plain, steady beeps."
   "siren-alarm|Siren|alarm|A siren wailing up and down."
   "buzzing-alarm|Buzzer|alarm|A harsh buzzer in short bursts."
+)
+gong_catalog=(
+  "singing-bowl|Singing bowl|gong|A Tibetan singing bowl struck softly: a deep, slowly beating tone that rings for half a minute."
+  "soft-bell|Soft bell|gong|A small bright bell tapped gently, fading in about ten seconds."
+  "timer-chime|Timer chime|timer|Three rising chime notes, repeated until the timer is dismissed."
 )
 
 json_str() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
@@ -277,28 +333,32 @@ write_catalog() {   # write_catalog FILE ENTRY...
 }
 write_catalog "$out/sounds.json" "${noise_catalog[@]}"
 write_catalog "$out/alarm-sounds.json" "${alarm_catalog[@]}"
+write_catalog "$out/gong-sounds.json" "${gong_catalog[@]}"
 
 # ---------------------------------------------------------------------------------------------
 # Checks: every catalog entry has its file and every file an entry; each file decodes (gapless)
-# to exactly the samples it was made from, lasts 30-60 s (noise) or 4-10 s (alarm), is under
-# 1 MB, is not silent and does not clip; at the loop point the jump from the last sample to the
-# first is no bigger than an ordinary step inside the file, and (noise) the level of the last and
-# first 50 ms agree within 6 dB.
+# to exactly the samples it was made from, lasts 30-60 s (noise), 4-10 s (alarm) or 2-30 s (gong),
+# is under 1 MB (gongs: 300 kB), is not silent and does not clip; at the loop point the jump from
+# the last sample to the first is no bigger than an ordinary step inside the file, (noise) the
+# level of the last and first 50 ms agree within 6 dB, and (gong) the last 50 ms are at least 30 dB
+# under the first: a gong dies away, and the timer chime's loop ends in its quiet tail.
 
 failed=0
 fail() { echo "make-sounds: $*" >&2; failed=1; }
-check() {   # check DIR ID KIND(noise|alarm)
+check() {   # check DIR ID KIND(noise|alarm|gong)
   local dir=$1 id=$2 kind=$3
   local mp3=$dir/$id.mp3 src=$work/$id.16.wav
   [ -f "$mp3" ] || { fail "$mp3 missing"; return; }
   local bytes want got secs
   bytes=$(wc -c <"$mp3")
-  [ "$bytes" -lt $MAX_BYTES ] || fail "$mp3 is $bytes bytes (limit $MAX_BYTES)"
+  local max=$MAX_BYTES
+  [ "$kind" = gong ] && max=$GONG_MAX_BYTES
+  [ "$bytes" -lt "$max" ] || fail "$mp3 is $bytes bytes (limit $max)"
   lame --quiet --decode "$mp3" "$work/$id.dec.wav" 2>/dev/null
   want=$(soxi -s "$src"); got=$(soxi -s "$work/$id.dec.wav")
   [ "$want" = "$got" ] || fail "$mp3 decodes to $got samples, made from $want (gapless info lost?)"
   secs=$(awk -v n="$got" 'BEGIN { printf "%.3f", n / 44100 }')
-  if [ "$kind" = noise ]; then lo=30 hi=60; else lo=4 hi=10; fi
+  case $kind in noise) lo=30 hi=60 ;; alarm) lo=4 hi=10 ;; *) lo=2 hi=30 ;; esac
   awk -v s="$secs" -v lo=$lo -v hi=$hi 'BEGIN { exit !(s >= lo && s <= hi) }' \
     || fail "$mp3 lasts $secs s, not $lo-$hi s"
   local rms pk
@@ -322,6 +382,10 @@ check() {   # check DIR ID KIND(noise|alarm)
     awk -v a="$head_db" -v b="$tail_db" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 6) }' \
       || fail "$mp3 loop point: first 50 ms at $head_db dB, last 50 ms at $tail_db dB"
   fi
+  if [ "$kind" = gong ]; then
+    awk -v a="$head_db" -v b="$tail_db" 'BEGIN { exit !(b <= a - 30) }' \
+      || fail "$mp3 does not die away: first 50 ms at $head_db dB, last 50 ms at $tail_db dB"
+  fi
   printf '%-40s %7.3f s %8d bytes  RMS %6s dBFS  peak %5s dBFS  seam: %s/%s dB, jump %s (step %s)\n' \
     "${mp3#"$out"/}" "$secs" "$bytes" "$rms" "$pk" "$head_db" "$tail_db" "$jump" "$step"
 }
@@ -338,11 +402,13 @@ check_catalog() {   # check_catalog JSON DIR KIND ENTRY...
 }
 check_catalog "$out/sounds.json" "$sounds_dir" noise "${noise_catalog[@]}"
 check_catalog "$out/alarm-sounds.json" "$alarms_dir" alarm "${alarm_catalog[@]}"
+check_catalog "$out/gong-sounds.json" "$gongs_dir" gong "${gong_catalog[@]}"
 [ $failed = 0 ] || { echo "make-sounds: FAILED, Resources/ left as it was" >&2; exit 1; }
 
-mkdir -p Resources/sounds Resources/alarm-sounds
-rm -f Resources/sounds/*.mp3 Resources/alarm-sounds/*.mp3
+mkdir -p Resources/sounds Resources/alarm-sounds Resources/gongs
+rm -f Resources/sounds/*.mp3 Resources/alarm-sounds/*.mp3 Resources/gongs/*.mp3
 cp "$sounds_dir"/*.mp3 Resources/sounds/
 cp "$alarms_dir"/*.mp3 Resources/alarm-sounds/
-cp "$out/sounds.json" "$out/alarm-sounds.json" Resources/
-echo "make-sounds: ${#noise_catalog[@]} sounds, ${#alarm_catalog[@]} alarm tones, all checks passed"
+cp "$gongs_dir"/*.mp3 Resources/gongs/
+cp "$out/sounds.json" "$out/alarm-sounds.json" "$out/gong-sounds.json" Resources/
+echo "make-sounds: ${#noise_catalog[@]} sounds, ${#alarm_catalog[@]} alarm tones, ${#gong_catalog[@]} gongs, all checks passed"

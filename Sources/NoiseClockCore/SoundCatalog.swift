@@ -1,6 +1,9 @@
-/// One entry of `Resources/sounds.json` or `Resources/alarm-sounds.json` (SPEC §4).
+/// One entry of `Resources/sounds.json`, `Resources/alarm-sounds.json` or
+/// `Resources/gong-sounds.json` (SPEC §4, §10).
 public struct Sound: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable { case noise, alarm }
+    /// Which catalog a sound comes from: noise, alarm tones, or gongs (the meditation gongs,
+    /// category `gong`, and the timer tones, category `timer`).
+    public enum Kind: String, Sendable, Hashable { case noise, alarm, gong }
 
     public var id: String
     public var name: String
@@ -26,7 +29,7 @@ public struct Sound: Sendable, Hashable {
     }
 }
 
-/// The sounds the node can play: noise and alarm tones, looked up by id or by name.
+/// The sounds the node can play: noise, alarm tones and gongs, looked up by id or by name.
 public struct SoundCatalog: Sendable, Hashable {
     public private(set) var sounds: [Sound]
 

@@ -1,8 +1,10 @@
 import FoundationEssentials
 import NoiseClockCore
 
-/// The sound catalog with its files: `Resources/sounds.json` (noise), `Resources/alarm-sounds.json`
-/// (alarm tones) and the MP3 files of `sounds.custom_dir` (category `custom`). A sound's file is
+/// The sound catalog with its files: `Resources/sounds.json` (noise, files in `sounds/`),
+/// `Resources/alarm-sounds.json` (alarm tones, in `alarm-sounds/`), `Resources/gong-sounds.json`
+/// (meditation gongs and timer tones, in `gongs/`) and the MP3 files of `sounds.custom_dir`
+/// (category `custom`). Ids are unique across all of them. A sound's file is
 /// always resolved inside its own folder: ids and file names are plain names, and the real path
 /// (symlinks followed) must still be inside the folder.
 public struct SoundLibrary: Sendable {
@@ -35,7 +37,10 @@ public struct SoundLibrary: Sendable {
     public static func load(resources: String, customDirectory: String) throws(SoundCatalog.LoadError) -> SoundLibrary {
         var sounds: [Sound] = []
         var folders: [String: String] = [:]
-        for (file, kind, folder) in [("sounds.json", Sound.Kind.noise, "sounds"), ("alarm-sounds.json", .alarm, "alarm-sounds")] {
+        let catalogs: [(file: String, kind: Sound.Kind, folder: String)] = [
+            ("sounds.json", .noise, "sounds"), ("alarm-sounds.json", .alarm, "alarm-sounds"), ("gong-sounds.json", .gong, "gongs"),
+        ]
+        for (file, kind, folder) in catalogs {
             let path = "\(resources)/\(file)"
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw SoundCatalog.LoadError(catalog: path, reason: "cannot be read")

@@ -115,7 +115,7 @@ struct CheckConfig: ParsableCommand {
 }
 
 struct Sounds: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the sound catalog: noise, alarm tones and custom sounds.")
+    static let configuration = CommandConfiguration(abstract: "List the sound catalog: noise, alarm tones, gongs and timer tones, and custom sounds.")
 
     @OptionGroup var options: ConfigOption
 

@@ -23,6 +23,8 @@ struct SoundCatalogTests {
         Sound(id: "white", name: "White noise", file: "white.mp3", category: "noise", isDefault: true, kind: .noise),
         Sound(id: "beep", name: "Beeps", file: "beep.mp3", category: "alarm", kind: .alarm),
         Sound(id: "bell", name: "Classic bell", file: "bell.mp3", category: "alarm", isDefault: true, kind: .alarm),
+        Sound(id: "chime", name: "Timer chime", file: "chime.mp3", category: "timer", kind: .gong),
+        Sound(id: "bowl", name: "Singing bowl", file: "bowl.mp3", category: "gong", isDefault: true, kind: .gong),
     ])
 
     // MARK: entries(json:)
@@ -59,6 +61,23 @@ struct SoundCatalogTests {
         let sounds = try parse(#"[{"id": "beep", "name": "Beeps", "file": "beep.mp3"}]"#, kind: .alarm)
         #expect(sounds.map(\.kind) == [.alarm])
         #expect(sounds.first?.category == "alarm")
+    }
+
+    @Test("a gong catalog parses as kind gong, keeping each entry's category (gong or timer); category defaults to gong")
+    func gongCatalog() throws {
+        let sounds = try parse(
+            #"""
+            [
+              {"id": "singing-bowl", "name": "Singing bowl", "file": "singing-bowl.mp3", "category": "gong", "default": true},
+              {"id": "timer-chime", "name": "Timer chime", "file": "timer-chime.mp3", "category": "timer"},
+              {"id": "plain", "name": "Plain", "file": "plain.mp3"}
+            ]
+            """#, kind: .gong)
+        #expect(sounds.map(\.kind) == [.gong, .gong, .gong])
+        #expect(sounds.map(\.category) == ["gong", "timer", "gong"])
+        #expect(sounds.map(\.isDefault) == [true, false, false])
+        #expect(sounds.first?.json.objectValue?["kind"] == .string("gong"))
+        #expect(Sound.Kind(rawValue: "gong") == .gong)
     }
 
     @Test("an empty array is an empty catalog")
@@ -143,6 +162,7 @@ struct SoundCatalogTests {
     func defaults() {
         #expect(catalog.defaultSound(of: .noise)?.id == "white")
         #expect(catalog.defaultSound(of: .alarm)?.id == "bell")
+        #expect(catalog.defaultSound(of: .gong)?.id == "bowl")
     }
 
     @Test("defaultSound(of:) falls back to the first sound of the kind, and is nil when there is none")
@@ -162,6 +182,7 @@ struct SoundCatalogTests {
     func soundsOfKind() {
         #expect(catalog.sounds(of: .noise).map(\.id) == ["rain", "white"])
         #expect(catalog.sounds(of: .alarm).map(\.id) == ["beep", "bell"])
+        #expect(catalog.sounds(of: .gong).map(\.id) == ["chime", "bowl"])
     }
 
     // MARK: NoiseMix

@@ -23,7 +23,7 @@ struct NodeCommandTests {
         #expect(fixture.transport.published.isEmpty)
     }
 
-    @Test("sounds answers both catalogs from the files, noise with categories and alarm tones with the default marked")
+    @Test("sounds answers the catalogs from the files: noise with categories, alarm tones and gongs with the default marked")
     func sounds() async throws {
         let library = try realLibrary()
         let fixture = try NodeFixture(sounds: library)
@@ -38,6 +38,16 @@ struct NodeCommandTests {
         #expect(rain["name"] == .string(try #require(library.catalog.sound(named: "heavy-rain-white-noise")).name))
         #expect(rain["category"]?.stringValue?.isEmpty == false)
         #expect(alarm.filter { $0["default"] == true }.count == 1)
+        guard case .array(let gong)? = data["gong"] else {
+            Issue.record("sounds did not list the gongs: \(data.serialized)")
+            return
+        }
+        #expect(gong.compactMap { $0["id"]?.stringValue } == library.catalog.sounds(of: .gong).map(\.id))
+        #expect(gong.compactMap { $0["id"]?.stringValue } == ["singing-bowl", "soft-bell", "timer-chime"])
+        #expect(gong.filter { $0["default"] == true }.compactMap { $0["id"]?.stringValue } == ["singing-bowl"])
+        #expect(gong.first { $0["id"] == "timer-chime" }?["category"] == "timer")
+        #expect(gong.first { $0["id"] == "singing-bowl" }?["category"] == "gong")
+        #expect(gong.allSatisfy { $0["name"]?.stringValue?.isEmpty == false && $0["description"]?.stringValue?.isEmpty == false })
         #expect(await fixture.respond("sounds", #"{"x":1}"#).error?.field == "x")
     }
 

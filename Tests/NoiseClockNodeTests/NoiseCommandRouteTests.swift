@@ -142,4 +142,18 @@ struct NoisePlayerCommandTests {
         #expect(response.data == ["sound": "digital-alarm", "seconds": 3])
         #expect(output.ids == ["preview"])
     }
+
+    @Test(
+        "noise/preview plays a gong or the timer chime (by id or name) for 3 seconds, as it does an alarm tone",
+        arguments: [("singing-bowl", "singing-bowl"), ("Soft bell", "soft-bell"), (#"{"sound":"timer-chime"}"#, "timer-chime")])
+    func previewGong(payload: String, id: String) async throws {
+        let response = await respond("noise/preview", payload)
+        #expect(response.data == ["sound": .string(id), "seconds": 3])
+        #expect(output.ids == ["preview"])
+        // The strike is heard at once: over a tenth of full scale within half a second (the preview's
+        // gain is at least -12 dB, the gongs peak at -3 dBFS).
+        #expect(output.render(milliseconds: 500) > 3_000)
+        // A preview is not noise.
+        #expect(noiseStates.isEmpty)
+    }
 }

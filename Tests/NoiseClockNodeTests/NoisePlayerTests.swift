@@ -606,6 +606,30 @@ struct NoisePlayerTests {
         #expect(fixture.noiseStates.isEmpty)
     }
 
+    @Test("a gong preview plays the first 3 s of the 28 s singing bowl, then fades out and leaves silence")
+    func previewGong() async throws {
+        let fixture = try PlayerFixture()
+
+        let data = try await fixture.player.preview("singing-bowl")
+
+        #expect(data == ["sound": "singing-bowl", "seconds": 3])
+        #expect(fixture.output.ids == ["preview"])
+        #expect(fixture.output.render(milliseconds: 500) > 3_000)
+        await fixture.clock.advance(by: .milliseconds(2900))
+        try await fixture.player.tick()
+        #expect((fixture.output.gain(of: "preview") ?? 0) > 0)
+        // Still ringing near the end of the 3 s (the bowl decays over half a minute).
+        #expect(fixture.output.render(milliseconds: 2400) > 1_000)
+
+        await fixture.clock.advance(by: .milliseconds(100))
+        try await fixture.player.tick()
+        #expect(fixture.output.gain(of: "preview") == 0)
+        fixture.output.render(milliseconds: 500)
+        #expect(fixture.output.isEmpty)
+        #expect(fixture.noiseStates.isEmpty)
+        #expect(fixture.events.isEmpty)
+    }
+
     @Test("the player's next tick is a preview's end, the sleep timer's last minute, then its end; nil while nothing is timed")
     func nextTick() async throws {
         let fixture = try PlayerFixture()

@@ -13,7 +13,7 @@ let packageResources: String = {
         .appendingPathComponent("Resources").path
 }()
 
-/// The real catalog, loaded once per call (loading is cheap: it reads two JSON files).
+/// The real catalog, loaded once per call (loading is cheap: it reads three JSON files).
 func realLibrary(customDirectory: String = "") throws -> SoundLibrary {
     try SoundLibrary.load(resources: packageResources, customDirectory: customDirectory)
 }
@@ -22,17 +22,21 @@ func realLibrary(customDirectory: String = "") throws -> SoundLibrary {
 struct SoundLibraryTests {
     // MARK: The real catalogs
 
-    @Test("the real catalogs load, and every sound's file resolves inside its folder and is under 1 MB")
+    @Test("the real catalogs load, and every sound's file resolves inside its folder and is under 1 MB (a gong under 300 kB)")
     func realCatalogFiles() throws {
         let library = try realLibrary()
         #expect(!library.catalog.sounds.isEmpty)
         for sound in library.catalog.sounds {
             let path = try library.path(of: sound)
-            let folder = sound.kind == .noise ? "sounds" : "alarm-sounds"
+            let folder = switch sound.kind {
+            case .noise: "sounds"
+            case .alarm: "alarm-sounds"
+            case .gong: "gongs"
+            }
             #expect(path.hasSuffix("/Resources/\(folder)/\(sound.file)"), "\(sound.id): \(path)")
             let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber).intValue
             #expect(size > 0, "\(sound.id) is empty")
-            #expect(size < 1_000_000, "\(sound.id) is \(size) bytes")
+            #expect(size < (sound.kind == .gong ? 300_000 : 1_000_000), "\(sound.id) is \(size) bytes")
         }
     }
 
@@ -54,15 +58,26 @@ struct SoundLibraryTests {
         }
     }
 
+    @Test("the gong catalog has the singing bowl (the default gong), the soft bell, and the timer chime in category timer")
+    func gongs() throws {
+        let library = try realLibrary()
+        let gongs = library.catalog.sounds(of: .gong)
+        #expect(gongs.map(\.id) == ["singing-bowl", "soft-bell", "timer-chime"])
+        #expect(gongs.map(\.category) == ["gong", "gong", "timer"])
+        #expect(library.catalog.defaultSound(of: .gong)?.id == "singing-bowl")
+        #expect(gongs.allSatisfy { !$0.description.isEmpty })
+        #expect(try library.sound("Singing bowl", field: "gong", kind: .gong).id == "singing-bowl")
+        #expect(try library.sound("timer-chime", field: "sound", kind: .gong).category == "timer")
+    }
+
     @Test("each catalog marks exactly one default, of its own kind")
     func oneDefaultEach() throws {
         let library = try realLibrary()
-        let noiseDefaults = library.catalog.sounds(of: .noise).filter(\.isDefault)
-        let alarmDefaults = library.catalog.sounds(of: .alarm).filter(\.isDefault)
-        #expect(noiseDefaults.count == 1)
-        #expect(alarmDefaults.count == 1)
-        #expect(library.catalog.defaultSound(of: .noise) == noiseDefaults.first)
-        #expect(library.catalog.defaultSound(of: .alarm) == alarmDefaults.first)
+        for kind in [Sound.Kind.noise, .alarm, .gong] {
+            let defaults = library.catalog.sounds(of: kind).filter(\.isDefault)
+            #expect(defaults.count == 1, "\(kind)")
+            #expect(library.catalog.defaultSound(of: kind) == defaults.first)
+        }
     }
 
     @Test("every sound has a name, and no two sounds share an id or a name")
@@ -127,15 +142,21 @@ struct SoundLibraryTests {
 
     // MARK: Path escapes
 
-    /// A resources folder with one alarm tone and the given noise entries; `noise.mp3` exists in `sounds/`.
-    private func makeResources(in directory: TemporaryDirectory, noise entries: String) throws {
+    static let oneGong = #"[{"id": "bowl", "name": "Bowl", "file": "bowl.mp3", "category": "gong", "default": true}]"#
+
+    /// A resources folder with one alarm tone, the given noise entries and the given gong entries;
+    /// `noise.mp3` exists in `sounds/` and `bowl.mp3` in `gongs/`.
+    private func makeResources(in directory: TemporaryDirectory, noise entries: String, gongs: String = oneGong) throws {
         let manager = FileManager.default
-        try manager.createDirectory(atPath: directory.file("sounds"), withIntermediateDirectories: true)
-        try manager.createDirectory(atPath: directory.file("alarm-sounds"), withIntermediateDirectories: true)
+        for folder in ["sounds", "alarm-sounds", "gongs"] {
+            try manager.createDirectory(atPath: directory.file(folder), withIntermediateDirectories: true)
+        }
         try directory.write("sounds/noise.mp3", "noise")
         try directory.write("alarm-sounds/beep.mp3", "beep")
+        try directory.write("gongs/bowl.mp3", "bowl")
         try directory.write("alarm-sounds.json", #"[{"id": "beep", "name": "Beep", "file": "beep.mp3", "default": true}]"#)
         try directory.write("sounds.json", entries)
+        try directory.write("gong-sounds.json", gongs)
     }
 
     @Test("a well-formed temporary resources folder loads (the control for the escape tests)")
@@ -143,9 +164,71 @@ struct SoundLibraryTests {
         try await withTemporaryDirectory { resources in
             try makeResources(in: resources, noise: #"[{"id": "noise", "name": "Noise", "file": "noise.mp3"}]"#)
             let library = try SoundLibrary.load(resources: resources.path, customDirectory: "")
-            #expect(library.catalog.sounds.map(\.id) == ["noise", "beep"])
+            #expect(library.catalog.sounds.map(\.id) == ["noise", "beep", "bowl"])
+            #expect(library.catalog.sounds.map(\.kind) == [.noise, .alarm, .gong])
             let path = try library.path(of: try library.sound("noise", field: "sound"))
             #expect(path.hasSuffix("/sounds/noise.mp3"))
+            let gong = try library.path(of: try library.sound("bowl", field: "sound", kind: .gong))
+            #expect(gong.hasSuffix("/gongs/bowl.mp3"))
+        }
+    }
+
+    @Test(
+        "a gong catalog entry whose file or id leaves the gongs folder does not load",
+        arguments: [
+            #"[{"id": "bowl", "name": "Bowl", "file": "../sounds/noise.mp3"}]"#,
+            #"[{"id": "bowl", "name": "Bowl", "file": "/etc/passwd"}]"#,
+            #"[{"id": "../bowl", "name": "Bowl", "file": "bowl.mp3"}]"#,
+            #"[{"id": "bowl", "name": "Bowl", "file": ".bowl.mp3"}]"#,
+        ])
+    func escapingGongEntry(entries: String) async throws {
+        try await withTemporaryDirectory { resources in
+            try makeResources(in: resources, noise: #"[{"id": "noise", "name": "Noise", "file": "noise.mp3"}]"#, gongs: entries)
+            let error = #expect(throws: SoundCatalog.LoadError.self) {
+                try SoundLibrary.load(resources: resources.path, customDirectory: "")
+            }
+            #expect(error?.catalog.hasSuffix("gong-sounds.json") == true)
+        }
+    }
+
+    @Test("a gong whose id is a noise or alarm id does not load", arguments: ["noise", "beep"])
+    func gongIDInOtherCatalog(id: String) async throws {
+        try await withTemporaryDirectory { resources in
+            try makeResources(
+                in: resources, noise: #"[{"id": "noise", "name": "Noise", "file": "noise.mp3"}]"#,
+                gongs: #"[{"id": "\#(id)", "name": "Gong", "file": "bowl.mp3"}]"#)
+            let error = #expect(throws: SoundCatalog.LoadError.self) {
+                try SoundLibrary.load(resources: resources.path, customDirectory: "")
+            }
+            #expect(error?.reason.contains("used twice") == true)
+        }
+    }
+
+    @Test("a resources folder without its gong catalog does not load, naming gong-sounds.json")
+    func missingGongCatalog() async throws {
+        try await withTemporaryDirectory { resources in
+            try makeResources(in: resources, noise: #"[{"id": "noise", "name": "Noise", "file": "noise.mp3"}]"#)
+            try FileManager.default.removeItem(atPath: resources.file("gong-sounds.json"))
+            let error = #expect(throws: SoundCatalog.LoadError.self) {
+                try SoundLibrary.load(resources: resources.path, customDirectory: "")
+            }
+            #expect(error?.catalog.hasSuffix("gong-sounds.json") == true)
+        }
+    }
+
+    @Test("a gong file that is a symlink to a noise file (another sound folder) is not_found")
+    func gongSymlinkToOtherFolder() async throws {
+        try await withTemporaryDirectory { resources in
+            try makeResources(
+                in: resources, noise: #"[{"id": "noise", "name": "Noise", "file": "noise.mp3"}]"#,
+                gongs: #"[{"id": "bowl", "name": "Bowl", "file": "bowl.mp3"}, {"id": "link", "name": "Link", "file": "link.mp3"}]"#)
+            try FileManager.default.createSymbolicLink(atPath: resources.file("gongs/link.mp3"), withDestinationPath: "../sounds/noise.mp3")
+            let library = try SoundLibrary.load(resources: resources.path, customDirectory: "")
+            let error = #expect(throws: CommandError.self) { try library.path(of: try library.sound("link", field: "sound")) }
+            #expect(error?.code == .notFound)
+            #expect(error?.field == "sound")
+            // The control: the gong's own file resolves.
+            #expect(try library.path(of: try library.sound("bowl", field: "sound")).hasSuffix("/gongs/bowl.mp3"))
         }
     }
 
@@ -303,6 +386,9 @@ struct SoundLibraryTests {
         let error = #expect(throws: CommandError.self) { try library.sound("white-noise", field: "tone", kind: .alarm) }
         #expect(error?.code == .notFound)
         #expect(error?.field == "tone")
+        let gong = #expect(throws: CommandError.self) { try library.sound("singing-bowl", field: "sound", kind: .alarm) }
+        #expect(gong?.code == .notFound)
+        #expect(throws: CommandError.self) { try library.sound("digital-alarm", field: "gong", kind: .gong) }
     }
 }
 

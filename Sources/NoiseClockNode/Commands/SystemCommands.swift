@@ -1,7 +1,7 @@
 import NoiseClockCore
 
 /// The node's own verbs: `ping` (the status) and `sounds` (the catalogs, for a control panel such
-/// as the clock face's noise and alarm-sound pickers).
+/// as the clock face's noise, alarm-sound and gong pickers).
 struct SystemCommands: CommandGroup {
     let status: StatusBoard
     let catalog: SoundCatalog
@@ -17,6 +17,11 @@ struct SystemCommands: CommandGroup {
                 "alarm": .array(catalog.sounds(of: .alarm).map { sound in
                     ["id": .string(sound.id), "name": .string(sound.name), "description": .string(sound.description),
                      "default": .bool(sound.isDefault)]
+                }),
+                // Meditation gongs (category gong) and timer tones (category timer).
+                "gong": .array(catalog.sounds(of: .gong).map { sound in
+                    ["id": .string(sound.id), "name": .string(sound.name), "category": .string(sound.category),
+                     "description": .string(sound.description), "default": .bool(sound.isDefault)]
                 }),
             ]
         }
