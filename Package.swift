@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // POSIX helpers: the node's own threads, a wake signal, whole small files, and the one time
@@ -66,6 +67,21 @@ let package = Package(
             dependencies: ["CUPower", "NoiseClockCore", "NoiseClockSystem", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // The clock face's server (SPEC §9): HTTP and a WebSocket on one SwiftNIO event-loop thread.
+        .target(
+            name: "NoiseClockFace",
+            dependencies: [
+                "NoiseClockCore",
+                "NoiseClockSystem",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
         // The services and their wiring: store, clock publisher, command service, the node.
         .target(
             name: "NoiseClockNode",
@@ -74,6 +90,7 @@ let package = Package(
                 "NoiseClockMQTT",
                 "NoiseClockPower",
                 "NoiseClockAudio",
+                "NoiseClockFace",
                 .product(name: "Logging", package: "swift-log"),
                 "NoiseClockSystem",
                 "NoiseClockYAML",

@@ -56,6 +56,7 @@ public struct Configuration: Sendable, Hashable {
     public var battery: Battery
     public var clock: ClockSettings
     public var alarms: Alarms
+    public var face: Face
 
     public var topics: Topics { Topics(base: mqtt.baseTopic, nodeID: node.id) }
 }
@@ -87,6 +88,8 @@ public struct ConfigKey: Sendable, Hashable {
         case topic
         case timezone
         case locale
+        /// An IP address literal or `localhost` (`face.bind`).
+        case bindAddress
     }
 
     public let path: String
@@ -151,7 +154,7 @@ public enum ConfigurationSchema {
         ConfigKey(path: "clock.publish_seconds", kind: .boolean, defaultValue: "false", secret: false),
         ConfigKey(path: "alarms.missed_grace_min", kind: .integer(0...1440), defaultValue: "10", secret: false),
         ConfigKey(path: "alarms.upcoming_min", kind: .integer(0...1440), defaultValue: "0", secret: false),
-    ]
+    ] + faceKeys
 
     /// Environment variables that are not keys but are still ours.
     public static let otherVariables: Set<String> = ["NOISECLOCK_CONFIG"]
@@ -233,7 +236,8 @@ public enum ConfigurationSchema {
                 timeFormat: TimeFormat(rawValue: string("clock.time_format")) ?? .twentyFourHour,
                 showSeconds: bool("clock.show_seconds"), timezone: string("clock.timezone"),
                 locale: string("clock.locale"), publishSeconds: bool("clock.publish_seconds")),
-            alarms: .init(missedGraceMinutes: int("alarms.missed_grace_min"), upcomingMinutes: int("alarms.upcoming_min")))
+            alarms: .init(missedGraceMinutes: int("alarms.missed_grace_min"), upcomingMinutes: int("alarms.upcoming_min")),
+            face: try face(resolved))
         return ResolvedConfiguration(
             configuration: configuration, values: keys.compactMap { resolved[$0.path] }, unknownKeys: unknown)
     }
@@ -286,6 +290,8 @@ public enum ConfigurationSchema {
             return ClockValidation.timezoneProblem(value)
         case .locale:
             return ClockValidation.localeProblem(value)
+        case .bindAddress:
+            return bindProblem(value)
         }
     }
 }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import NoiseClockAudio
 import NoiseClockCore
+import NoiseClockFace
 import NoiseClockMQTT
 import NoiseClockPower
 import NoiseClockSystem
@@ -147,6 +148,7 @@ public struct Node: Sendable {
         if notifier.isActive { notifier.status("connecting to \(configuration.mqtt.host):\(configuration.mqtt.port)") }
         var services: [any Service] = [MQTTConnectionService(client: client, notifier: notifier), AudioService(engine: engine)]
         services += node.services(notifier: notifier)
+        if configuration.face.enabled { services.append(try node.faceService()) }
         if let interval = notifier.watchdogInterval {
             services.append(
                 WatchdogService(
@@ -163,6 +165,21 @@ public struct Node: Sendable {
         }
         try await group.run()
         logger.info("stopped")
+    }
+}
+
+extension Node {
+    /// The clock face's server (SPEC §9): commands through this node's router, states from its hub,
+    /// its status in `B/status`'s `"face"`.
+    func faceService() throws -> FaceService {
+        let router = router, publisher = publisher
+        return FaceService(
+            settings: configuration.face, token: try ConfigurationLoader.faceToken(for: configuration.face), hub: publisher.hub,
+            logger: logger, sleep: NodeClock.live.sleep, respond: { verb, payload in await router.respond(verb: verb, payload: payload).json }
+        ) { status in
+            publisher.status.face.value = status.json
+            Task(executorPreference: NodeExecutor.shared) { publisher.publishStatus() }
+        }
     }
 }
 

@@ -2,6 +2,7 @@ import FoundationEssentials
 import NoiseClockAudio
 import NoiseClockCore
 import NoiseClockMQTT
+import Synchronization
 
 /// Emits the node's retained states and its events into the `StateHub`, whose subscribers (the
 /// MQTT publisher first) carry them to their transports.
@@ -101,6 +102,8 @@ public struct NodeStatus: Sendable {
     public let batterySource: String
     /// Problems found at start (an unreadable stored file moved aside), reported until restart.
     public let problems: [String]
+    /// The face's `{"url","ok","error","clients"}` once its service reports (absent when it is off).
+    public let face = StatusSlot()
 
     public init(
         startedAt: Date, audioDevice: String, audio: @escaping @Sendable () -> AudioStatus? = { nil },
@@ -124,7 +127,7 @@ public struct NodeStatus: Sendable {
     }
 
     public func json(at now: Date, in zone: Zone) -> JSONValue {
-        [
+        var members: [String: JSONValue] = [
             "version": .string(Self.version),
             "started_at": .string(ISOTime.string(startedAt, in: zone)),
             "uptime_s": .number(max(0, now.timeIntervalSince(startedAt).rounded(.down))),
@@ -132,5 +135,19 @@ public struct NodeStatus: Sendable {
             "battery_source": .string(batterySource),
             "problems": .array(problems.map { .string($0) }),
         ]
+        if let face = face.value { members["face"] = face }
+        return .object(members)
+    }
+}
+
+/// A part of the status that a service reports as it changes (the face's).
+public final class StatusSlot: Sendable {
+    private let slot = Mutex<JSONValue?>(nil)
+
+    public init() {}
+
+    public var value: JSONValue? {
+        get { slot.withLock { $0 } }
+        set { slot.withLock { $0 = newValue } }
     }
 }
