@@ -128,10 +128,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(
+            name: "NoiseClockFaceTests",
+            dependencies: [
+                "NoiseClockFace", "NoiseClockCore", "NoiseClockSystem", "NoiseClockTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Starts brokers and nodes as child processes; shared by the integration tests and the benchmarks.
         .target(
             name: "NoiseClockTestSupport",
-            dependencies: ["NoiseClockMQTT", "NoiseClockCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "NoiseClockMQTT", "NoiseClockCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
             path: "Tests/Support"
         ),
         .testTarget(
