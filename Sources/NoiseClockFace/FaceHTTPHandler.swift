@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOWebSocket
 import NoiseClockCore
 import NoiseClockSystem
 
@@ -67,6 +68,8 @@ final class FaceHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A refused WebSocket upgrade is reported as an error, then the request comes here to be answered.
+        if error is NIOWebSocketUpgradeError { return }
         server.logger.debug("face connection failed", metadata: ["error": "\(error)"])
         context.close(promise: nil)
     }

@@ -10,8 +10,14 @@ final class FaceWebSocketHandler: ChannelInboundHandler {
     typealias OutboundOut = WebSocketFrame
 
     private let server: FaceServer
-    /// Commands waiting while the one before them is answered.
-    private var queue: [FaceMessages.Command] = []
+    /// What waits while the command before it is answered: a command, or the answer to a frame
+    /// that was refused (sent in its turn, so answers always come in the order of the frames).
+    private enum Pending {
+        case command(FaceMessages.Command)
+        case answer([UInt8])
+    }
+
+    private var queue: [Pending] = []
     private var answering = false
     private var closing = false
     /// More than this many commands waiting: the client is flooding; it is answered `unavailable`.
@@ -41,13 +47,12 @@ final class FaceWebSocketHandler: ChannelInboundHandler {
             var data = frame.unmaskedData
             let bytes = data.readBytes(length: data.readableBytes) ?? []
             switch FaceMessages.command(from: bytes) {
-            case .success(let command): enqueue(command, context: context)
-            case .failure(let rejection): write(rejection.frame, context: context)
+            case .success(let command): enqueue(.command(command), id: command.id, context: context)
+            case .failure(let rejection): enqueue(.answer(rejection.frame), id: rejection.id, context: context)
             }
         case .binary:
-            write(
-                FaceMessages.Rejection(id: .null, error: CommandError(.invalidJSON, "frames must be text (JSON)", field: "frame")).frame,
-                context: context)
+            let rejection = FaceMessages.Rejection(id: .null, error: CommandError(.invalidJSON, "frames must be text (JSON)", field: "frame"))
+            enqueue(.answer(rejection.frame), id: .null, context: context)
         case .ping:
             context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
         case .pong:
@@ -70,20 +75,24 @@ final class FaceWebSocketHandler: ChannelInboundHandler {
         }
     }
 
-    private func enqueue(_ command: FaceMessages.Command, context: ChannelHandlerContext) {
+    private func enqueue(_ pending: Pending, id: JSONValue, context: ChannelHandlerContext) {
         guard queue.count < Self.maxQueued else {
             let error = CommandError(.unavailable, "more than \(Self.maxQueued) commands are waiting; send fewer at once")
-            return write(FaceMessages.Rejection(id: command.id, error: error).frame, context: context)
+            return write(FaceMessages.Rejection(id: id, error: error).frame, context: context)
         }
-        queue.append(command)
+        queue.append(pending)
         answerNext(context: context)
     }
 
-    /// Runs the next command on the node's executor; its answer comes back to the loop.
+    /// Sends what is due in turn: a refusal at once, a command's answer once the node's executor
+    /// has it (then the rest).
     private func answerNext(context: ChannelHandlerContext) {
-        guard !answering, !queue.isEmpty else { return }
+        while !answering, !queue.isEmpty, case .answer(let frame) = queue[0] {
+            queue.removeFirst()
+            write(frame, context: context)
+        }
+        guard !answering, !queue.isEmpty, case .command(let command) = queue.removeFirst() else { return }
         answering = true
-        let command = queue.removeFirst()
         let respond = server.respond
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let loop = context.eventLoop
