@@ -46,7 +46,8 @@ public enum FaceHTTP {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(collected)) } }
             .connect(host: host, port: port).get()
-        try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
+        // A server that closed first (a test of its timeouts) fails the write: what came is still the answer.
+        try? await channel.writeAndFlush(ByteBuffer(bytes: bytes))
         let closed = await eventually(timeout: timeout) { collected.closed.withLock { $0 } }
         if !closed { try? await channel.close() }
         return collected.bytes.withLock { $0 }
