@@ -16,7 +16,7 @@ func withFaceNode(
         let up = await eventually(timeout: .seconds(10)) {
             (try? await FaceHTTP.request(host: bind, port: port, path: "/api/state", headers: [])) != nil
         }
-        #expect(up || port > 0, "the face did not listen; log:\n\(process.log)")
+        #expect(up, "the face did not listen; log:\n\(process.log)")
         try await body(node, process, client, port)
     }
 }
@@ -84,7 +84,8 @@ struct FaceTests {
         try await withFaceNode { node, _, client, port in
             let socket = try await FaceWebSocket(port: port)
             defer { Task { await socket.close() } }
-            #expect(await socket.waitFor { $0["topic"] == "alarms" } != nil)
+            let snapshot = await socket.waitFor { $0["topic"] == "alarms" }
+            #expect(snapshot != nil)
             let response = try await FaceHTTP.request(
                 "POST", port: port, path: "/api/cmd/alarm/add", body: Array(#"{"time":"06:45","label":"face"}"#.utf8))
             #expect(response.status == 200)
@@ -93,7 +94,7 @@ struct FaceTests {
             let onMQTT = await client.latest(node.topics.alarms) { $0.items.contains { $0["id"] == .string(id) } == true }
             #expect(onMQTT?.items.first { $0["id"] == .string(id) }?["label"] == "face")
             let onSocket = await socket.waitFor { $0["topic"] == "alarms" && $0["payload"]?.items.contains { $0["id"] == .string(id) } == true }
-            #expect(onSocket != nil)
+            #expect(onSocket?["payload"]?.items.first { $0["id"] == .string(id) }?["label"] == "face")
 
             let invalid = try await FaceHTTP.request("POST", port: port, path: "/api/cmd/alarm/add", body: Array(#"{"time":"25:00"}"#.utf8))
             #expect(invalid.status == 400)
@@ -132,13 +133,14 @@ struct FaceTests {
         try await withFaceNode(environment: ["NOISECLOCK_ALARMS_UPCOMING_MIN": "1440"]) { node, _, client, port in
             let socket = try await FaceWebSocket(port: port)
             defer { Task { await socket.close() } }
-            #expect(await socket.waitFor { $0["topic"] == "settings" } != nil)
+            let snapshot = await socket.waitFor { $0["topic"] == "settings" }
+            #expect(snapshot != nil)
             client.publish(node.topics.command("settings"), #"{"time_format":"12h"}"#)
             let mqtt = await client.latest(node.topics.settings) { $0["time_format"] == "12h" }
             let ws = await socket.waitFor { $0["topic"] == "settings" && $0["payload"]?["time_format"] == "12h" }
             #expect(mqtt?["time_format"] == "12h" && ws?["payload"] == mqtt)
             let clock = await socket.waitFor { $0["topic"] == "clock" && $0["payload"]?["time_format"] == "12h" }
-            #expect(clock != nil)
+            #expect(clock?["payload"]?["time_format"] == "12h")
 
             client.publish(node.topics.command("alarm/add"), #"{"time":"12:00","label":"announced"}"#)
             let event = try #require(await client.waitFor(node.topics.event).flatMap { try? JSONValue.parse($0.payload) })

@@ -113,6 +113,21 @@ public final class FaceWebSocket: Sendable {
         let closed = Mutex(false)
         let pings = Mutex(0)
         let answersPings = Mutex(true)
+        /// Commands waiting for their response, by id: resumed the moment it arrives (no polling,
+        /// so the bench's round trips are the node's, not a poll interval).
+        let waiting = Mutex<[String: CheckedContinuation<JSONValue?, Never>]>([:])
+
+        func received(_ value: JSONValue, at instant: ContinuousClock.Instant) {
+            messages.withLock { $0.append(value) }
+            arrivals.withLock { $0.append(instant) }
+            if value["type"] == "response", let id = value["id"]?.stringValue {
+                waiting.withLock { $0.removeValue(forKey: id) }?.resume(returning: value)
+            }
+        }
+
+        func abandon(_ id: String) {
+            waiting.withLock { $0.removeValue(forKey: id) }?.resume(returning: nil)
+        }
     }
 
     /// Connects and upgrades `/ws` with `headers` (e.g. Origin, Authorization, Cookie).
@@ -120,6 +135,7 @@ public final class FaceWebSocket: Sendable {
         let inbox = Inbox()
         let handshake = Handshake(inbox: inbox)
         channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handshake) } }
             .connect(host: host, port: port).get()
         self.inbox = inbox
@@ -149,10 +165,22 @@ public final class FaceWebSocket: Sendable {
     public func command(_ verb: String, payload: String? = nil, id: String = UUID().uuidString, timeout: Duration = .seconds(10))
         async throws -> JSONValue
     {
-        try await send(#"{"type":"command","verb":"\#(verb)","id":"\#(id)""# + (payload.map { #","payload":\#($0)"# } ?? "") + "}")
-        guard let response = await waitFor(timeout: timeout, { $0["type"] == "response" && $0["id"] == .string(id) }) else {
-            throw FaceHTTP.NoResponse(received: [])
+        let frame = #"{"type":"command","verb":"\#(verb)","id":"\#(id)""# + (payload.map { #","payload":\#($0)"# } ?? "") + "}"
+        let inbox = self.inbox
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            inbox.abandon(id)
         }
+        defer { timer.cancel() }
+        let response = await withCheckedContinuation { (continuation: CheckedContinuation<JSONValue?, Never>) in
+            inbox.waiting.withLock { $0[id] = continuation }
+            let channel = self.channel
+            channel.eventLoop.execute {
+                channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: frame)))
+                    .whenFailure { _ in inbox.abandon(id) }
+            }
+        }
+        guard let response else { throw FaceHTTP.NoResponse(received: []) }
         return response["payload"] ?? .null
     }
 
@@ -169,12 +197,12 @@ public final class FaceWebSocket: Sendable {
 
     /// The first message satisfying `predicate`, waiting up to `timeout`.
     public func waitFor(timeout: Duration = .seconds(10), _ predicate: @escaping (JSONValue) -> Bool) async -> JSONValue? {
-        var found: JSONValue?
-        _ = await eventually(timeout: timeout) {
-            found = messages.first(where: predicate)
-            return found != nil
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let found = messages.first(where: predicate) { return found }
+            if ContinuousClock.now >= deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(5))
         }
-        return found
     }
 
     /// The latest state of `topic` received.
@@ -247,8 +275,7 @@ public final class FaceWebSocket: Sendable {
                 let bytes = payload.readBytes(length: payload.readableBytes) ?? []
                 let now = ContinuousClock.now
                 let value = (try? JSONValue.parse(bytes)) ?? .string(String(decoding: bytes, as: UTF8.self))
-                inbox.messages.withLock { $0.append(value) }
-                inbox.arrivals.withLock { $0.append(now) }
+                inbox.received(value, at: now)
             case .ping:
                 inbox.pings.withLock { $0 += 1 }
                 guard inbox.answersPings.withLock({ $0 }) else { return }
