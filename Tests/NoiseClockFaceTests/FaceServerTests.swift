@@ -79,17 +79,18 @@ struct FaceServerTests {
     @Test("a client that answers no ping is closed after two; one that answers stays")
     func liveness() async throws {
         var options = FaceServer.Options()
-        options.pingInterval = .milliseconds(150)
+        // Long enough that a loaded machine answers a ping within two intervals.
+        options.pingInterval = .milliseconds(500)
         try await withServer(options: options) { _, _, port in
             let silent = try await FaceWebSocket(port: port)
             silent.answersPings = false
             let lively = try await FaceWebSocket(port: port)
             defer { Task { await lively.close() } }
-            #expect(await silent.waitUntilClosed(timeout: .seconds(5)))
+            #expect(await silent.waitUntilClosed(timeout: .seconds(10)))
             #expect(silent.pingsReceived >= 2)
             // The lively one answers: three more pings later it is still open.
             let seen = lively.pingsReceived
-            #expect(await eventually { lively.pingsReceived >= seen + 3 })
+            #expect(await eventually(timeout: .seconds(10)) { lively.pingsReceived >= seen + 3 })
             #expect(!lively.isClosed)
         }
     }
