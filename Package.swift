@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // POSIX helpers: the node's own threads, a wake signal, whole small files, and the one time
@@ -68,6 +69,20 @@ let package = Package(
 
         // The screen: a backlight under /sys/class/backlight, or the user's on/off commands.
         .target(name: "NoiseClockDisplay", dependencies: ["NoiseClockCore", "NoiseClockSystem"]),
+        // The clock face's server (SPEC §9): HTTP and a WebSocket on one SwiftNIO event-loop thread.
+        .target(
+            name: "NoiseClockFace",
+            dependencies: [
+                "NoiseClockCore",
+                "NoiseClockSystem",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
 
         // The services and their wiring: store, clock publisher, command service, the node.
         .target(
@@ -77,6 +92,7 @@ let package = Package(
                 "NoiseClockMQTT",
                 "NoiseClockPower",
                 "NoiseClockAudio",
+                "NoiseClockFace",
                 .product(name: "Logging", package: "swift-log"),
                 "NoiseClockSystem",
                 "NoiseClockYAML",
@@ -116,10 +132,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(
+            name: "NoiseClockFaceTests",
+            dependencies: [
+                "NoiseClockFace", "NoiseClockCore", "NoiseClockSystem", "NoiseClockTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Starts brokers and nodes as child processes; shared by the integration tests and the benchmarks.
         .target(
             name: "NoiseClockTestSupport",
-            dependencies: ["NoiseClockMQTT", "NoiseClockCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "NoiseClockMQTT", "NoiseClockCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
             path: "Tests/Support"
         ),
         .testTarget(

@@ -76,6 +76,7 @@ public struct Configuration: Sendable, Hashable {
     public var clock: ClockSettings
     public var alarms: Alarms
     public var display: Display
+    public var face: Face
 
     public var topics: Topics { Topics(base: mqtt.baseTopic, nodeID: node.id) }
 }
@@ -109,6 +110,8 @@ public struct ConfigKey: Sendable, Hashable {
         case locale
         /// A number in the range, or empty for none.
         case optionalNumber(ClosedRange<Double>)
+        /// An IP address literal or `localhost` (`face.bind`).
+        case bindAddress
     }
 
     public let path: String
@@ -178,7 +181,7 @@ public enum ConfigurationSchema {
         ConfigKey(path: "display.off_command", kind: .text, defaultValue: "", secret: false),
         ConfigKey(path: "display.latitude", kind: .optionalNumber(-90...90), defaultValue: "", secret: false),
         ConfigKey(path: "display.longitude", kind: .optionalNumber(-180...180), defaultValue: "", secret: false),
-    ]
+    ] + faceKeys
 
     /// Environment variables that are not keys but are still ours.
     public static let otherVariables: Set<String> = ["NOISECLOCK_CONFIG"]
@@ -270,7 +273,8 @@ public enum ConfigurationSchema {
             alarms: .init(missedGraceMinutes: int("alarms.missed_grace_min"), upcomingMinutes: int("alarms.upcoming_min")),
             display: .init(
                 backlight: string("display.backlight"), onCommand: string("display.on_command"),
-                offCommand: string("display.off_command"), latitude: latitude, longitude: longitude))
+                offCommand: string("display.off_command"), latitude: latitude, longitude: longitude),
+            face: try face(resolved))
         return ResolvedConfiguration(
             configuration: configuration, values: keys.compactMap { resolved[$0.path] }, unknownKeys: unknown)
     }
@@ -327,6 +331,8 @@ public enum ConfigurationSchema {
             if value.isEmpty || value == "null" { return nil }
             guard let n = Double(value), n.isFinite else { return "must be a number, or empty for none, not \"\(value)\"" }
             return range.contains(n) ? nil : "must be from \(range.lowerBound) to \(range.upperBound), not \(value)"
+        case .bindAddress:
+            return bindProblem(value)
         }
     }
 }

@@ -66,6 +66,31 @@ public enum ConfigurationLoader {
             let source = sources.first { $0.key.path == key }?.source ?? "default"
             throw ConfigurationError(key: key, source: source, reason: "cannot read \(path)")
         }
+        if configuration.face.enabled { _ = try faceToken(for: configuration.face) }
+    }
+
+    /// The face's access token: the first line of `face.token_file` without surrounding white
+    /// space; nil when no file is set. An unreadable or empty file is an error naming the key.
+    public static func faceToken(for face: Configuration.Face) throws(ConfigurationError) -> String? {
+        guard !face.tokenFile.isEmpty else { return nil }
+        guard let bytes = FileBytes.read(face.tokenFile) else {
+            throw ConfigurationError(key: "face.token_file", source: "config", reason: "cannot read \(face.tokenFile)")
+        }
+        let token = String(decoding: bytes, as: UTF8.self).prefix { !$0.isNewline }.trimmingWhitespaceCharacters()
+        guard token.count >= 16 else {
+            throw ConfigurationError(
+                key: "face.token_file", source: "config",
+                reason: "the token in \(face.tokenFile) is \(token.isEmpty ? "empty" : "too short"); use at least 16 characters "
+                    + "(e.g. tr -dc A-Za-z0-9 < /dev/urandom | head -c 32 > \(face.tokenFile))")
+        }
+        // It travels in a cookie and a query string: only characters that need no escaping in either.
+        guard token.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._~".unicodeScalars.contains($0)) })
+        else {
+            throw ConfigurationError(
+                key: "face.token_file", source: "config",
+                reason: "the token in \(face.tokenFile) may hold only A-Z, a-z, 0-9, '-', '.', '_' and '~'")
+        }
+        return token
     }
 
     /// The password: the first line of `mqtt.password_file` when it is set, else `mqtt.password`.
@@ -79,6 +104,10 @@ public enum ConfigurationLoader {
         }
         return mqtt.password.isEmpty ? nil : mqtt.password
     }
+}
+
+extension Substring {
+    fileprivate func trimmingWhitespaceCharacters() -> String { String(self).trimmingWhitespace() }
 }
 
 public enum Host {

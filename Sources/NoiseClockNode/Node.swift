@@ -3,6 +3,7 @@ import Logging
 import NoiseClockAudio
 import NoiseClockCore
 import NoiseClockDisplay
+import NoiseClockFace
 import NoiseClockMQTT
 import NoiseClockPower
 import NoiseClockSystem
@@ -167,6 +168,7 @@ public struct Node: Sendable {
         if notifier.isActive { notifier.status("connecting to \(configuration.mqtt.host):\(configuration.mqtt.port)") }
         var services: [any Service] = [MQTTConnectionService(client: client, notifier: notifier), AudioService(engine: engine, changes: audioChanges, status: node.status)]
         services += node.services(notifier: notifier)
+        if configuration.face.enabled { services.append(try node.faceService()) }
         if let interval = notifier.watchdogInterval {
             services.append(
                 WatchdogService(
@@ -183,6 +185,21 @@ public struct Node: Sendable {
         }
         try await group.run()
         logger.info("stopped")
+    }
+}
+
+extension Node {
+    /// The clock face's server (SPEC §9): commands through this node's router, states from its hub,
+    /// its status in `B/status`'s `"face"`.
+    func faceService() throws -> FaceService {
+        let router = router, status = status
+        return FaceService(
+            settings: configuration.face, token: try ConfigurationLoader.faceToken(for: configuration.face), hub: hub,
+            logger: logger, sleep: NodeClock.live.sleep, respond: { verb, payload in await router.respond(verb: verb, payload: payload).json }
+        ) { face in
+            status.status.face.value = face.json
+            Task(executorPreference: NodeExecutor.shared) { status.publish() }
+        }
     }
 }
 

@@ -72,6 +72,8 @@ public struct NodeStatus: Sendable {
     public let batterySource: String
     /// Problems found at start (an unreadable stored file moved aside), reported until restart.
     public let problems: [String]
+    /// The face's `{"url","ok","error","clients"}` once its service reports (absent when it is off).
+    public let face = StatusSlot()
 
     public init(
         startedAt: Date, audioDevice: String, audio: @escaping @Sendable () -> AudioStatus? = { nil },
@@ -95,7 +97,7 @@ public struct NodeStatus: Sendable {
     }
 
     public func json(at now: Date, in zone: Zone) -> JSONValue {
-        [
+        var members: [String: JSONValue] = [
             "version": .string(Self.version),
             "started_at": .string(ISOTime.string(startedAt, in: zone)),
             "uptime_s": .number(max(0, now.timeIntervalSince(startedAt).rounded(.down))),
@@ -103,5 +105,19 @@ public struct NodeStatus: Sendable {
             "battery_source": .string(batterySource),
             "problems": .array(problems.map { .string($0) }),
         ]
+        if let face = face.value { members["face"] = face }
+        return .object(members)
+    }
+}
+
+/// A part of the status that a service reports as it changes (the face's).
+public final class StatusSlot: Sendable {
+    private let slot = Mutex<JSONValue?>(nil)
+
+    public init() {}
+
+    public var value: JSONValue? {
+        get { slot.withLock { $0 } }
+        set { slot.withLock { $0 = newValue } }
     }
 }

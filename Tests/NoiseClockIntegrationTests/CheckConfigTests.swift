@@ -16,6 +16,13 @@ struct CheckConfigTests {
         (["NOISECLOCK_CLOCK_TIME_FORMAT": "25h"], "clock.time_format"),
         (["NOISECLOCK_NODE_ID": "bed/room"], "node.id"),
         (["NOISECLOCK_MQTT_PASSWORD_FILE": "/nonexistent/pw"], "mqtt.password_file"),
+        (["NOISECLOCK_FACE_BIND": "my-laptop"], "face.bind"),
+        (["NOISECLOCK_FACE_PORT": "0"], "face.port"),
+        // Off loopback (0.0.0.0, and 127.0.0.2 too: only 127.0.0.1, ::1 and localhost count) a token file is required.
+        (["NOISECLOCK_FACE_BIND": "0.0.0.0"], "face.token_file"),
+        (["NOISECLOCK_FACE_BIND": "127.0.0.2"], "face.token_file"),
+        (["NOISECLOCK_FACE_TOKEN_FILE": "/nonexistent/token"], "face.token_file"),
+        (["NOISECLOCK_FACE_TOKEN_FILE": "/dev/null"], "face.token_file"),
     ])
     func badValues(environment: [String: String], key: String) async throws {
         let result = try await checkConfig(environment)

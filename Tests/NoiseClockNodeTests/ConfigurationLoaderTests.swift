@@ -322,6 +322,28 @@ struct ConfigurationLoaderTests {
         let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader.password(for: mqtt) }
         #expect(error?.key == "mqtt.password_file")
     }
+
+    @Test("the face's token is the token file's first line, trimmed; none without a file")
+    func faceToken() async throws {
+        try await withTemporaryDirectory { directory in
+            try directory.write("token", "  abcdefghijklmnop-1234_~.  \nsecond line\n")
+            let face = Configuration.Face(bind: "0.0.0.0", tokenFile: directory.file("token"))
+            #expect(try ConfigurationLoader.faceToken(for: face) == "abcdefghijklmnop-1234_~.")
+            #expect(try ConfigurationLoader.faceToken(for: Configuration.Face()) == nil)
+        }
+    }
+
+    @Test("a face token that is missing, too short or not URL-safe is an error naming face.token_file", arguments: [
+        nil, "", "short", "has space in the middle1", "semi;colon-0123456789", "percent%41-0123456789",
+    ] as [String?])
+    func badFaceToken(content: String?) async throws {
+        try await withTemporaryDirectory { directory in
+            if let content { try directory.write("token", content + "\n") }
+            let face = Configuration.Face(bind: "0.0.0.0", tokenFile: directory.file("token"))
+            let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader.faceToken(for: face) }
+            #expect(error?.key == "face.token_file")
+        }
+    }
 }
 
 @Suite("ControlClient")

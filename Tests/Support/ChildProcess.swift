@@ -27,6 +27,9 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of the test process: SwiftNIO opens its sockets without FD_CLOEXEC, and a
+        // child holding a copy of a test's connection keeps it open after the test closes it.
+        _ = closeFrom?(&actions, 3)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -96,6 +99,13 @@ public final class ChildProcess: @unchecked Sendable {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
 }
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module
+/// does not declare: looked up once by name.
+private let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+    guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+}()
 
 /// A fresh folder under the system's temporary directory.
 public func makeTemporaryDirectory(_ prefix: String) throws -> String {

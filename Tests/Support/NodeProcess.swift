@@ -37,6 +37,8 @@ public final class NodeProcess: @unchecked Sendable {
             "NOISECLOCK_CLOCK_TIMEZONE": "Europe/Berlin",
             // Hermetic unless a test asks for a battery: no look at this machine's UPower or sysfs.
             "NOISECLOCK_BATTERY_SOURCE": "none",
+            // No face unless a test asks for one (`FaceFixture.environment`): parallel nodes would share port 8080.
+            "NOISECLOCK_FACE_ENABLED": "false",
         ].merging(environment) { _, new in new }
         topics = Topics(base: self.environment["NOISECLOCK_MQTT_BASE_TOPIC"] ?? "noiseclock", nodeID: nodeID)
         configFile = "\(self.stateDirectory)/../\(nodeID).yaml"

@@ -29,7 +29,7 @@ let manyRounds = option("--many-rounds", default: 20)
 let wakeSeconds = option("--wake-seconds", default: 300)
 /// `--only LIST`: run only these rows (comma-separated names from `benchRows`), e.g. `--only wake-ups`;
 /// the broker and the first node always start, and the 10 alarms are always added.
-let benchRows = ["round-trip", "idle", "wake-ups", "burst", "start-up", "alarms", "many-nodes", "noise"]
+let benchRows = ["round-trip", "idle", "wake-ups", "burst", "start-up", "alarms", "many-nodes", "noise", "face"]
 let onlyRows: Set<String>? = arguments.firstIndex(of: "--only").map { index in
     guard index + 1 < arguments.count else { return [] }
     return Set(arguments[index + 1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
@@ -656,6 +656,10 @@ if runs("noise"), noiseSeconds > 0, let pulse = try? await PulseSink() {
 } else if runs("noise"), noiseSeconds > 0 {
     progress("pulseaudio did not start; noise rows skipped")
 }
+
+// MARK: The face (FaceBench.swift)
+
+if runs("face") { rows += try await faceRows(brokerPort: broker.port) }
 
 // MARK: Report
 
