@@ -2,4 +2,61 @@
 #define NOISECLOCK_CMOSQUITTO_SHIM_H
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
+
+/* The MQTT client's own network loop waits in poll() on the broker's socket, an eventfd (another
+   thread asks it to write or stop) and a CLOCK_MONOTONIC timerfd (the keepalive), none of which
+   Swift's Glibc module offers. */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A non-blocking, close-on-exec eventfd; -1 on failure. */
+static inline int nc_mqtt_eventfd_create(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+/* Makes `fd` readable (wakes a poll() on it). */
+static inline void nc_mqtt_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    ssize_t written = write(fd, &one, sizeof one);
+    (void)written;
+}
+
+/* Clears `fd` after a wake-up. */
+static inline void nc_mqtt_eventfd_drain(int fd) {
+    uint64_t value = 0;
+    ssize_t n = read(fd, &value, sizeof value);
+    (void)n;
+}
+
+/* A non-blocking, close-on-exec timer on CLOCK_MONOTONIC (libmosquitto's own clock); -1 on failure. */
+static inline int nc_mqtt_timerfd_create(void) {
+    return timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+}
+
+/* Arms `fd` to expire once at `nanoseconds` of CLOCK_MONOTONIC (0 disarms it). Re-arming it from
+   another thread does not wake a poll() on it. */
+static inline int nc_mqtt_timerfd_arm(int fd, int64_t nanoseconds) {
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)(nanoseconds / 1000000000);
+    spec.it_value.tv_nsec = (long)(nanoseconds % 1000000000);
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, 0);
+}
+
+/* Clears an expiry of `fd`. */
+static inline void nc_mqtt_timerfd_drain(int fd) {
+    uint64_t expirations = 0;
+    ssize_t n = read(fd, &expirations, sizeof expirations);
+    (void)n;
+}
+
+/* CLOCK_MONOTONIC in nanoseconds: the clock libmosquitto's keepalive counts in (whole seconds). */
+static inline int64_t nc_mqtt_monotonic_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
 #endif

@@ -18,6 +18,9 @@ import Synchronization
 ///   kept as the latest value per topic and published again on the next connect anyway).
 /// - The session is clean (no broker-side queue while offline), so commands sent to an offline
 ///   node are never delivered late.
+/// - Idle, it does not wake: a publishing thread writes its packet to the socket itself, and the
+///   network thread sleeps until the broker sends something or the keepalive is due (see
+///   MQTTNetworkLoop.swift).
 public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     // @unchecked Sendable: `handle` is used from the network thread and from publishers; libmosquitto
     // guards it with its own mutexes (mosquitto_threaded_set). All our mutable state is in `state`.
@@ -43,10 +46,19 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     let state = Mutex(State())
     let messageContinuation: AsyncStream<MQTTMessage>.Continuation
     let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
-    private let wakeUp = WakeSignal()
+    /// Ends a pause between reconnects early (stop).
+    let wakeUp = WakeSignal()
     private let threadExited = DispatchSemaphore(value: 0)
-    private var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
     private let started = Mutex(false)
+    /// Wakes the network thread's poll: another thread left it something to write, or stops it.
+    let wakeFD: Int32
+    /// The network thread's keepalive deadline (CLOCK_MONOTONIC), armed by whichever thread sends.
+    let keepaliveTimer: Int32
+    /// When a packet last went out (CLOCK_MONOTONIC ns), from any thread: the keepalive counts from it.
+    let lastSent = Atomic<Int64>(0)
+    /// The deadline the keepalive timer is armed for, 0 when none (it expired or was never armed).
+    let keepaliveArmed = Mutex<Int64>(0)
 
     public init(options: MQTTOptions, logger: Logger) throws(MQTTError) {
         Self.initializeLibrary
@@ -55,7 +67,16 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         (messages, messageContinuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(50_000))
         (events, eventContinuation) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
 
+        wakeFD = nc_mqtt_eventfd_create()
+        keepaliveTimer = nc_mqtt_timerfd_create()
+        guard wakeFD >= 0, keepaliveTimer >= 0 else {
+            if wakeFD >= 0 { close(wakeFD) }
+            if keepaliveTimer >= 0 { close(keepaliveTimer) }
+            throw MQTTError(operation: "eventfd/timerfd", code: .system)
+        }
         guard let handle = mosquitto_new(options.clientID, true, Unmanaged.passUnretained(self).toOpaque()) else {
+            close(wakeFD)
+            close(keepaliveTimer)
             throw MQTTError(operation: "mosquitto_new", code: .noMemory)
         }
         self.handle = handle
@@ -90,6 +111,8 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         messageContinuation.finish()
         eventContinuation.finish()
         if let handle { mosquitto_destroy(handle) }
+        close(wakeFD)
+        close(keepaliveTimer)
     }
 
     private static let initializeLibrary: Void = { _ = mosquitto_lib_init() }()
@@ -109,15 +132,22 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         }
     }
 
-    /// When the network thread last went round its loop (or woke in a pause between reconnects):
-    /// a watchdog tells a hung thread from a quiet one by it.
-    public var lastHeartbeat: ContinuousClock.Instant { heartbeat.withLock { $0 } }
-    private let heartbeat = Mutex(ContinuousClock.now)
+    /// When the network thread was last seen alive: now while it waits for the socket (a quiet
+    /// connection is a live one), else when it last went round its loop or woke in a pause between
+    /// reconnects. A watchdog tells a hung thread (stuck in a callback or a connect) from a quiet one by it.
+    public var lastHeartbeat: ContinuousClock.Instant {
+        parked.load(ordering: .acquiring) ? .now : heartbeat.withLock { $0 }
+    }
+    let heartbeat = Mutex(ContinuousClock.now)
+    /// True while the network thread waits in poll.
+    let parked = Atomic<Bool>(false)
+    /// How many times the network thread has come out of poll: at most one wake-up each.
+    let networkTurns = Atomic<Int>(0)
     /// Mirrors of `state.queue.count` and `state.needsRestore`, written under the state lock and
     /// read without it: the network thread checks them after every loop, and taking the lock
     /// there each time made it wait on a command's answer being written (the lock is held while
     /// libmosquitto writes the packet).
-    private let queueDepth = Atomic<Int>(0)
+    let queueDepth = Atomic<Int>(0)
     let restorePending = Atomic<Bool>(false)
 
     /// Messages dropped because the queue was full, since start.
@@ -154,7 +184,11 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         }
         let wasStarted = started.withLock { $0 }
         state.withLock { $0.stopping = true }
-        if let handle { _ = mosquitto_disconnect_v5(handle, 0, nil) }
+        if let handle {
+            // DISCONNECT is written here, like a publish; the network thread then finds the socket closed.
+            _ = mosquitto_disconnect_v5(handle, 0, nil)
+            _ = mosquitto_loop_write(handle, 1)
+        }
         interruptPause()
         guard wasStarted else { return }
         let remaining = ContinuousClock.now.duration(to: deadline)
@@ -173,7 +207,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     // MARK: Publishing and subscribing
 
     public func publish(_ message: MQTTMessage) {
-        let sent = state.withLock { state -> Bool in
+        let (sent, waiting) = state.withLock { state -> (Bool, Bool) in
             if message.retain {
                 if state.retained.updateValue(message, forKey: message.topic) == nil {
                     state.retainedOrder.append(message.topic)
@@ -181,15 +215,32 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             }
             if state.connected, state.queue.isEmpty, state.inFlight < options.inFlightLimit, send(message) {
                 state.inFlight += 1
-                return true
+                return (true, false)
             }
             enqueue(message, in: &state)
-            return false
+            return (false, state.connected)
         }
-        // Write it now on this thread (the socket is non-blocking) rather than waiting for the network
-        // thread to wake up: that wake-up is most of a command's round trip. What the socket does not
-        // take, the network thread writes.
-        if sent, let handle { _ = mosquitto_loop_write(handle, 1) }
+        if sent {
+            writeNow()
+        } else if waiting {
+            // Queued behind others while connected: the network thread sends it as room comes.
+            wakeNetworkThread()
+        }
+    }
+
+    /// Writes what libmosquitto holds for the broker on this thread (the socket is non-blocking)
+    /// rather than waiting for the network thread to wake up: that wake-up was most of a command's
+    /// round trip, and an idle node's most frequent one. Only what the socket does not take, or a
+    /// failure, wakes the network thread.
+    func writeNow() {
+        guard let handle else { return }
+        let rc = mosquitto_loop_write(handle, 1)
+        noteSent()
+        if rc != MOSQ_ERR_SUCCESS.rawValue || mosquitto_want_write(handle) { wakeNetworkThread() }
+    }
+
+    func wakeNetworkThread() {
+        nc_mqtt_eventfd_signal(wakeFD)
     }
 
     public func republishRetained() {
@@ -198,11 +249,16 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     }
 
     public func subscribe(_ filters: [String]) {
-        state.withLock { state in
+        let queued = state.withLock { state -> Bool in
             let new = filters.filter { !state.subscriptions.contains($0) }
             state.subscriptions += new
-            if state.connected { subscribeNow(new, in: &state) }
+            if state.connected, !new.isEmpty {
+                subscribeNow(new, in: &state)
+                return true
+            }
+            return false
         }
+        if queued { wakeNetworkThread() }
     }
 
     private func enqueue(_ message: MQTTMessage, in state: inout State) {
@@ -219,7 +275,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     }
 
     /// Hands one message to libmosquitto. False when it cannot take it now (not connected).
-    private func send(_ message: MQTTMessage) -> Bool {
+    func send(_ message: MQTTMessage) -> Bool {
         guard let handle else { return false }
         var properties: OpaquePointer? = nil
         defer { mosquitto_property_free_all(&properties) }
@@ -247,7 +303,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         return false
     }
 
-    private func subscribeNow(_ filters: [String], in state: inout State) {
+    func subscribeNow(_ filters: [String], in state: inout State) {
         guard let handle else { return }
         for filter in filters {
             var mid: Int32 = 0
@@ -257,112 +313,6 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             } else {
                 logger.error("MQTT subscribe failed", metadata: ["filter": "\(filter)", "error": "\(MQTTError(operation: "subscribe", rawCode: rc))"])
             }
-        }
-    }
-
-    // MARK: The network thread
-
-    private var isStopping: Bool { state.withLock { $0.stopping } }
-
-    private func interruptPause() {
-        wakeUp.signal()
-    }
-
-    /// Connects, runs mosquitto_loop, and after a failure waits with a doubling delay and reconnects.
-    private func networkLoop() {
-        guard let handle else { return }
-        var backoff = ReconnectBackoff(minimum: options.minimumReconnectDelay, maximum: options.maximumReconnectDelay)
-        var attached = false
-        while !isStopping {
-            if !attached {
-                let rc = mosquitto_connect_bind_v5(
-                    handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds), nil, nil)
-                if rc == MOSQ_ERR_SUCCESS.rawValue {
-                    attached = true
-                } else {
-                    let delay = backoff.take()
-                    logger.info(
-                        "MQTT broker not reachable; retrying",
-                        metadata: ["broker": "\(options.host):\(options.port)", "error": "\(MQTTError(operation: "connect", rawCode: rc))", "retry_in": "\(delay)"])
-                    pause(delay)
-                    continue
-                }
-            }
-            // Sleeps until the socket or libmosquitto's wake-up pipe has something (a packet in, a
-            // packet queued from another thread); libmosquitto shortens the wait itself to send
-            // its keepalive PINGREQ on time. So an idle connection wakes twice per keepalive.
-            let rc = mosquitto_loop(handle, Int32(max(1, options.keepaliveSeconds) * 1000), 1)
-            heartbeat.withLock { $0 = .now }
-            if restorePending.load(ordering: .acquiring), restoreIfConnected() { backoff.reset() }
-            if queueDepth.load(ordering: .acquiring) > 0 { drainQueue() }
-            if rc != MOSQ_ERR_SUCCESS.rawValue {
-                attached = false
-                let wasConnected = state.withLock { state in
-                    defer { state.connected = false }
-                    return state.connected
-                }
-                if isStopping { break }
-                let delay = backoff.take()
-                if wasConnected {
-                    eventContinuation.yield(.disconnected(reason: MQTTError(operation: "connection", rawCode: rc).description))
-                }
-                logger.warning(
-                    "MQTT connection lost; reconnecting",
-                    metadata: ["error": "\(MQTTError(operation: "loop", rawCode: rc))", "retry_in": "\(delay)"])
-                pause(delay)
-            }
-        }
-        logger.debug("MQTT network thread ended")
-    }
-
-    private func pause(_ delay: Duration) {
-        let until = ContinuousClock.now + delay
-        while !isStopping, ContinuousClock.now < until {
-            // In slices of a second, so the heartbeat goes on during a long backoff.
-            wakeUp.wait(timeout: min(ContinuousClock.now.duration(to: until), .seconds(1)))
-            heartbeat.withLock { $0 = .now }
-        }
-    }
-
-    /// After a CONNACK: subscriptions, `online`, every retained message, then the queue. True when it ran.
-    private func restoreIfConnected() -> Bool {
-        let restored = state.withLock { state -> Bool in
-            guard state.needsRestore else { return false }
-            state.needsRestore = false
-            restorePending.store(false, ordering: .releasing)
-            state.connected = true
-            state.inFlight = 0
-            state.pendingSubscriptions = []
-            subscribeNow(state.subscriptions, in: &state)
-            // Retained messages that waited are superseded by the table of latest values.
-            state.queue.removeAll { $0.retain }
-            var ordered: [MQTTMessage] = []
-            if let availability = options.availability {
-                ordered.append(MQTTMessage(topic: availability.topic, text: availability.online, retain: true))
-                if state.retained[availability.topic] == nil { state.retainedOrder.append(availability.topic) }
-                state.retained[availability.topic] = ordered[0]
-            }
-            ordered += state.retainedOrder.compactMap { state.retained[$0] }.filter { $0.topic != options.availability?.topic }
-            state.queue = ordered + state.queue
-            queueDepth.store(state.queue.count, ordering: .releasing)
-            return true
-        }
-        if restored {
-            logger.info("MQTT connected", metadata: ["broker": "\(options.host):\(options.port)"])
-            drainQueue()
-            eventContinuation.yield(.connected)
-        }
-        return restored
-    }
-
-    private func drainQueue() {
-        state.withLock { state in
-            while state.connected, state.inFlight < options.inFlightLimit, let next = state.queue.first {
-                guard send(next) else { break }
-                state.queue.removeFirst()
-                state.inFlight += 1
-            }
-            queueDepth.store(state.queue.count, ordering: .releasing)
         }
     }
 }

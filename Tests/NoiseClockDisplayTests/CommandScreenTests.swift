@@ -126,7 +126,11 @@ struct CommandScreenTests {
         // tests' writes to a closed pipe into EPIPE.
         let previousPipe = Glibc.signal(SIGPIPE, SIG_IGN)
         defer { Glibc.signal(SIGPIPE, previousPipe) }
-        let screen = CommandScreen(onCommand: "grep -E 'SigBlk|SigIgn' /proc/$$/status >&2; exit 1", offCommand: "true")
+        // The shell reads its own status with a builtin: a `grep` child would race the shell, which
+        // blocks every signal for a moment while it forks (dash does), and could read that mask.
+        let screen = CommandScreen(
+            onCommand: "while read -r line; do case $line in SigBlk*|SigIgn*) echo \"$line\" >&2;; esac; done < /proc/$$/status; exit 1",
+            offCommand: "true")
         let error = #expect(throws: ScreenError.self) { try screen.set(brightness: 100) }
         let fields = Dictionary(
             (error?.reason ?? "").split(separator: " / ").compactMap { item -> (String, UInt64)? in

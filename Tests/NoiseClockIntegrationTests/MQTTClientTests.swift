@@ -1,0 +1,234 @@
+import Foundation
+import Logging
+import Synchronization
+import NoiseClockTestSupport
+import Testing
+
+@testable import NoiseClockMQTT
+
+/// A scripted MQTT 5 "broker" on 127.0.0.1: it answers CONNECT with CONNACK, a QoS 1 PUBLISH with
+/// PUBACK and (unless told not to) PINGREQ with PINGRESP, and records each packet with when it
+/// came, so a test sees exactly what the client sends and when. Mosquitto cannot be told to stop
+/// answering pings, nor show when a client's packets arrive.
+private final class ScriptedBroker: @unchecked Sendable {
+    // @unchecked Sendable: `listener` and `answersPings` are set once; the rest is under `state`.
+    struct Packet: Sendable {
+        /// The MQTT packet type: 1 CONNECT, 3 PUBLISH, 12 PINGREQ, 14 DISCONNECT, …
+        var type: UInt8
+        /// Which connection it came on, counting from 0.
+        var connection: Int
+        var at: ContinuousClock.Instant
+    }
+
+    let port: Int
+    private let listener: Int32
+    private let answersPings: Bool
+    private let state = Mutex<(packets: [Packet], connections: [Int32])>(([], []))
+
+    init(answersPings: Bool = true) throws {
+        self.answersPings = answersPings
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(listener, address, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, address, &length) == 0
+            }
+        }
+        guard listener >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread { [self] in acceptConnections() }.start()
+    }
+
+    /// Stops listening and ends every connection.
+    func close() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        state.withLock { state in
+            for connection in state.connections { shutdown(connection, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    var packets: [Packet] { state.withLock { $0.packets } }
+
+    func packets(_ type: UInt8) -> [Packet] { packets.filter { $0.type == type } }
+
+    private func acceptConnections() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 { break }
+            let index = state.withLock { state in
+                state.connections.append(connection)
+                return state.connections.count - 1
+            }
+            Thread { [self] in serve(connection, index) }.start()
+        }
+        Glibc.close(listener)
+    }
+
+    private func serve(_ connection: Int32, _ index: Int) {
+        defer { Glibc.close(connection) }
+        while let (header, body) = readPacket(connection) {
+            let type = header >> 4
+            state.withLock { $0.packets.append(Packet(type: type, connection: index, at: .now)) }
+            switch type {
+            case 1: send([0x20, 0x03, 0x00, 0x00, 0x00], on: connection)  // CONNACK: no session, success, no properties
+            case 3 where (header >> 1) & 3 == 1 && body.count >= 2:  // PUBLISH at QoS 1: acknowledge its packet id
+                let topicLength = Int(body[0]) << 8 | Int(body[1])
+                guard body.count >= topicLength + 4 else { return }
+                send([0x40, 0x02, body[topicLength + 2], body[topicLength + 3]], on: connection)
+            case 12 where answersPings: send([0xD0, 0x00], on: connection)  // PINGRESP
+            case 14: return  // DISCONNECT
+            default: break
+            }
+        }
+    }
+
+    private func send(_ bytes: [UInt8], on connection: Int32) {
+        _ = bytes.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+    }
+
+    private func readPacket(_ connection: Int32) -> (UInt8, [UInt8])? {
+        guard let header = read(connection, count: 1)?.first else { return nil }
+        var length = 0, multiplier = 1
+        while true {
+            guard let byte = read(connection, count: 1)?.first else { return nil }
+            length += Int(byte & 127) * multiplier
+            multiplier *= 128
+            if byte & 128 == 0 { break }
+        }
+        guard let body = read(connection, count: length) else { return nil }
+        return (header, body)
+    }
+
+    private func read(_ connection: Int32, count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(connection, $0.baseAddress! + done, count - done) }
+            if n <= 0 { return nil }
+            done += n
+        }
+        return bytes
+    }
+}
+
+/// libmosquitto refuses a keepalive under 5 s.
+private let keepalive = 5
+
+private func makeClient(port: Int) throws -> MQTTClient {
+    var logger = Logger(label: "mqtt-client-test")
+    logger.logLevel = .critical
+    return try MQTTClient(
+        options: MQTTOptions(
+            host: "127.0.0.1", port: port, clientID: "test-\(UUID().uuidString.prefix(8))", keepaliveSeconds: keepalive,
+            minimumReconnectDelay: .milliseconds(200), maximumReconnectDelay: .seconds(1)),
+        logger: logger)
+}
+
+/// A client's connection events, with when each came.
+private final class EventLog: Sendable {
+    private let items = Mutex<[(event: MQTTConnectionEvent, at: ContinuousClock.Instant)]>([])
+    func add(_ event: MQTTConnectionEvent) { items.withLock { $0.append((event, .now)) } }
+    var all: [(event: MQTTConnectionEvent, at: ContinuousClock.Instant)] { items.withLock { $0 } }
+}
+
+/// Starts `client`, records its events until `body` returns, and stops it.
+private func withConnected(_ client: MQTTClient, _ body: (EventLog) async throws -> Void) async throws {
+    let log = EventLog()
+    let reader = Task {
+        for await event in client.events { log.add(event) }
+    }
+    client.start()
+    do {
+        try #require(await eventually(timeout: .seconds(10)) { log.all.contains { $0.event == .connected } }, "never connected")
+        try await body(log)
+    } catch {
+        await client.stop(timeout: .milliseconds(500))
+        reader.cancel()
+        throw error
+    }
+    await client.stop(timeout: .milliseconds(500))
+    reader.cancel()
+}
+
+private func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// The client's network loop (MQTTNetworkLoop.swift): it wakes for the broker and for the keepalive,
+/// not for what other threads publish, and it keeps the connection alive from what goes out.
+@Suite("MQTT client: network thread and keepalive, against a scripted broker")
+struct MQTTClientTests {
+    @Test("an idle connection sends PINGREQ a keepalive (plus its half-second grace) after the last packet, waking twice for it; the heartbeat is fresh while it waits; stop sends DISCONNECT")
+    func idlePings() async throws {
+        let broker = try ScriptedBroker()
+        defer { broker.close() }
+        let client = try makeClient(port: broker.port)
+        var turnsIdle = 0
+        try await withConnected(client) { _ in
+            let turns = client.networkTurns.load(ordering: .relaxed)
+            try await Task.sleep(for: .milliseconds(6_500))
+            turnsIdle = client.networkTurns.load(ordering: .relaxed) - turns
+            #expect(ContinuousClock.now - client.lastHeartbeat < .milliseconds(100), "a quiet connection is a live one")
+        }
+        let connect = try #require(broker.packets(1).first)
+        let pings = broker.packets(12)
+        // One, 5.5 s after the CONNECT (the next would come 5.5 s after it).
+        #expect(pings.count == 1, "\(pings.count) pings")
+        if let ping = pings.first {
+            let gap = seconds(ping.at - connect.at)
+            #expect(gap >= 5.25 && gap <= 6.0, "the ping came \(gap) s after the CONNECT")
+        }
+        #expect(broker.packets(1).count == 1, "one connection")
+        // The ping's turns: its timer, then PINGRESP.
+        #expect(turnsIdle <= 2 * pings.count, "\(turnsIdle) turns for \(pings.count) pings")
+        #expect(broker.packets(14).count == 1, "stop sends DISCONNECT")
+    }
+
+    @Test("packets going out keep the connection alive, though nothing comes in: no PINGREQ; QoS 0 publishes do not wake the network thread, QoS 1 ones wake it for their PUBACK")
+    func publishingKeepsAlive() async throws {
+        let broker = try ScriptedBroker()
+        defer { broker.close() }
+        let client = try makeClient(port: broker.port)
+        var turns: [Int: Int] = [:]
+        try await withConnected(client) { _ in
+            // 7.2 s at QoS 0, past the keepalive with nothing coming in: libmosquitto's own loop pings there.
+            for (qos, count, interval) in [(0, 8, 900), (1, 5, 200)] {
+                let before = client.networkTurns.load(ordering: .relaxed)
+                for n in 0..<count {
+                    client.publish(MQTTMessage(topic: "test/keepalive", text: "\(n)", qos: qos))
+                    try await Task.sleep(for: .milliseconds(interval))
+                }
+                turns[qos] = client.networkTurns.load(ordering: .relaxed) - before
+            }
+        }
+        #expect(broker.packets(3).count == 13)
+        #expect(broker.packets(12).isEmpty, "\(broker.packets(12).count) pings")
+        #expect((turns[0] ?? -1) <= 1, "\(turns[0] ?? -1) turns for 8 QoS 0 publishes")
+        #expect((turns[1] ?? -1) >= 4, "\(turns[1] ?? -1) turns for 5 QoS 1 publishes")
+    }
+
+    @Test("a PINGREQ left unanswered for a keepalive ends the connection (a disconnected event), and the client connects again")
+    func unansweredPing() async throws {
+        let broker = try ScriptedBroker(answersPings: false)
+        defer { broker.close() }
+        let client = try makeClient(port: broker.port)
+        try await withConnected(client) { log in
+            #expect(await eventually(timeout: .seconds(15)) { log.all.filter { $0.event == .connected }.count >= 2 })
+            let events = log.all
+            let connected = try #require(events.first { $0.event == .connected })
+            let lost = try #require(events.first { if case .disconnected = $0.event { true } else { false } })
+            // The ping at 5.5 s, given up 5.5 s later.
+            let lostAfter = seconds(lost.at - connected.at)
+            #expect(lostAfter >= 10.5 && lostAfter <= 12.0, "lost after \(lostAfter) s")
+        }
+        let connects = broker.packets(1)
+        #expect(connects.count >= 2 && connects.dropFirst().first?.connection == 1)
+        let ping = try #require(broker.packets(12).first)
+        let pingAfter = seconds(ping.at - connects[0].at)
+        #expect(pingAfter >= 5.25 && pingAfter <= 6.0, "the ping came \(pingAfter) s after the CONNECT")
+    }
+}
