@@ -176,16 +176,21 @@ struct MQTTClientTests {
         }
         let connect = try #require(broker.packets(1).first)
         let pings = broker.packets(12)
-        // One, 5.5 s after the CONNECT (the next would come 5.5 s after it).
-        #expect(pings.count == 1, "\(pings.count) pings")
-        if let ping = pings.first {
-            let gap = seconds(ping.at - connect.at)
-            #expect(gap >= 5.25 && gap <= 6.0, "the ping came \(gap) s after the CONNECT")
+        let disconnect = try #require(broker.packets(14).first, "stop sends DISCONNECT")
+        // A ping 5.5 s after the last packet out (the CONNECT, then each PINGREQ), never sooner: as
+        // many as the connection's life holds. (Not a fixed count: on a loaded machine the test's
+        // own steps can stretch the connection's life past a second ping.)
+        #expect(!pings.isEmpty, "no ping in \(seconds(disconnect.at - connect.at)) s")
+        var previous = connect.at
+        for ping in pings {
+            let gap = seconds(ping.at - previous)
+            #expect(gap >= 5.25 && gap <= 7.5, "a ping \(gap) s after the packet before it")
+            previous = ping.at
         }
+        #expect(seconds(disconnect.at - previous) < 5.75, "a ping was due before the DISCONNECT but did not come")
         #expect(broker.packets(1).count == 1, "one connection")
         // The ping's turns: its timer, then PINGRESP.
         #expect(turnsIdle <= 2 * pings.count, "\(turnsIdle) turns for \(pings.count) pings")
-        #expect(broker.packets(14).count == 1, "stop sends DISCONNECT")
     }
 
     @Test("packets going out keep the connection alive, though nothing comes in: no PINGREQ; QoS 0 publishes do not wake the network thread, QoS 1 ones wake it for their PUBACK")
@@ -206,7 +211,13 @@ struct MQTTClientTests {
             }
         }
         #expect(broker.packets(3).count == 13)
-        #expect(broker.packets(12).isEmpty, "\(broker.packets(12).count) pings")
+        // No ping while packets go out within a keepalive of each other. (On a loaded machine the
+        // test's own sleeps can stretch a gap past the keepalive; a ping after such a gap is right.)
+        let outgoing = (broker.packets(1) + broker.packets(3)).map(\.at).sorted()
+        for ping in broker.packets(12) {
+            let before = outgoing.last { $0 < ping.at }
+            #expect(before.map { seconds(ping.at - $0) >= 5.25 } ?? false, "a ping \(before.map { seconds(ping.at - $0) } ?? 0) s after a packet went out")
+        }
         #expect((turns[0] ?? -1) <= 1, "\(turns[0] ?? -1) turns for 8 QoS 0 publishes")
         #expect((turns[1] ?? -1) >= 4, "\(turns[1] ?? -1) turns for 5 QoS 1 publishes")
     }
@@ -221,14 +232,17 @@ struct MQTTClientTests {
             let events = log.all
             let connected = try #require(events.first { $0.event == .connected })
             let lost = try #require(events.first { if case .disconnected = $0.event { true } else { false } })
-            // The ping at 5.5 s, given up 5.5 s later.
-            let lostAfter = seconds(lost.at - connected.at)
-            #expect(lostAfter >= 10.5 && lostAfter <= 12.0, "lost after \(lostAfter) s")
+            // The ping at 5.5 s, given up 5.5 s later. Timed from the broker's record of the ping
+            // (the events are seen late on a loaded machine, never early; the bound above is loose).
+            let ping = try #require(broker.packets(12).first)
+            let lostAfterPing = seconds(lost.at - ping.at)
+            #expect(lostAfterPing >= 5.25 && lostAfterPing <= 10.0, "lost \(lostAfterPing) s after the ping")
+            #expect(lost.at > connected.at)
         }
         let connects = broker.packets(1)
         #expect(connects.count >= 2 && connects.dropFirst().first?.connection == 1)
         let ping = try #require(broker.packets(12).first)
         let pingAfter = seconds(ping.at - connects[0].at)
-        #expect(pingAfter >= 5.25 && pingAfter <= 6.0, "the ping came \(pingAfter) s after the CONNECT")
+        #expect(pingAfter >= 5.25 && pingAfter <= 7.5, "the ping came \(pingAfter) s after the CONNECT")
     }
 }
