@@ -261,7 +261,8 @@ def check_disconnected(face, wait_for_stop):
         const f = (ms) => new Intl.DateTimeFormat('en-GB', {timeZone: tz, hour: '2-digit', minute: '2-digit', hourCycle: 'h23'})
             .format(ms).replace(':', '');
         const digits = [...document.querySelectorAll('#time .tv-cell:not(.tv-small) .tv-g')].map(g => g.textContent.trim() || '0').join('');
-        return {digits, now: f(Date.now()), before: f(Date.now() - 60000)};""")
+        const now = noiseclockFace.now();  // the node's time: its last clock plus the page's own clock since
+        return {digits, now: f(now), before: f(now - 60000), offset_s: Math.round((now - Date.now()) / 1000)};""")
     twelve = lambda v: f"{int(v[:2]) % 12 or 12:02d}{v[2:]}"
     ok = shown["digits"] in (shown["now"], shown["before"], twelve(shown["now"]), twelve(shown["before"]))
     report("time kept while disconnected", ok, json.dumps(shown))
