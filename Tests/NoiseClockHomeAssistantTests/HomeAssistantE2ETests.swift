@@ -30,6 +30,7 @@ private let baseEntities: [String: String] = [
     "alarm_event": "event.\(prefix)_alarm_event",
     "time_format": "select.\(prefix)_time_format",
     "face_theme": "select.\(prefix)_face_theme",
+    "screen": "light.\(prefix)_screen",
     "show_seconds": "switch.\(prefix)_show_seconds",
 ]
 private let alarmSwitch = "switch.\(prefix)_wake_up"
@@ -109,6 +110,14 @@ struct HomeAssistantE2ETests {
         let directory = try makeTemporaryDirectory("ha-e2e")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = "\(directory)/out.raw"
+        // A backlight as the kernel lays it out, so the node drives a screen and offers the light.
+        let panel = "\(directory)/backlight/panel"
+        try FileManager.default.createDirectory(atPath: panel, withIntermediateDirectories: true)
+        for (file, value) in [("max_brightness", "255"), ("brightness", "255"), ("bl_power", "0")] {
+            try "\(value)\n".write(toFile: "\(panel)/\(file)", atomically: true, encoding: .utf8)
+        }
+        let brightness = { ((try? String(contentsOfFile: "\(panel)/brightness", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
+        let power = { ((try? String(contentsOfFile: "\(panel)/bl_power", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
 
         let upower = try await UPowerMock()
         try await upower.setupDisplayDevice(state: 2, percentage: 64, timeToEmpty: 3600)
@@ -124,6 +133,7 @@ struct HomeAssistantE2ETests {
             let environment = upower.environment.merging(clock.environment) { _, b in b }.merging([
                 "NOISECLOCK_NODE_NAME": deviceName, "NOISECLOCK_BATTERY_SOURCE": "upower",
                 "NOISECLOCK_AUDIO_DEVICE": "file:'\(sink)',raw", "NOISECLOCK_AUDIO_FADE_MS": "100",
+                "NOISECLOCK_DISPLAY_BACKLIGHT": panel,
             ]) { _, b in b }
             let configTopic = "homeassistant/device/\(nodeID)/config"
             // Not withNode, which waits for online: the discovery is timed from the start.
@@ -161,7 +171,7 @@ struct HomeAssistantE2ETests {
                 let expected: [String: String] = [
                     "charging": "off", "next_alarm": "unknown", "alarm_state": "idle", "ringing": "off", "snooze": "unknown",
                     "dismiss": "unknown", "noise": "off", "noise_sound": "unknown", "sleep_timer": "0", "alarm_event": "unknown",
-                    "time_format": "24h", "show_seconds": "off", "face_theme": "night",
+                    "time_format": "24h", "show_seconds": "off", "face_theme": "night", "screen": "on",
                 ]
                 for (key, value) in expected {
                     let state = await ha.waitState(entity(key), is: value)
@@ -228,6 +238,16 @@ struct HomeAssistantE2ETests {
                 try await ha.callService("select", "select_option", ["entity_id": .string(entity("face_theme")), "option": "red"])
                 #expect(await client.latest(topics.settings) { $0["face"]?["theme"] == "red" } != nil)
                 #expect(stateText(await ha.waitState(entity("face_theme"), is: "red")) == "red")
+                // The Screen light: a brightness from Home Assistant dims the backlight, off turns the panel off.
+                #expect(stateText(await ha.waitState(entity("screen"), is: "on")) == "on")
+                try await ha.callService("light", "turn_on", ["entity_id": .string(entity("screen")), "brightness_pct": 40])
+                #expect(await client.latest(topics.display) { $0["brightness"] == 40 } != nil)
+                #expect(await eventually { brightness() == "102" }, "40 % of 255: \(brightness())")
+                try await ha.callService("light", "turn_off", ["entity_id": .string(entity("screen"))])
+                #expect(await eventually { power() == "4" }, "bl_power \(power())")
+                #expect(stateText(await ha.waitState(entity("screen"), is: "off")) == "off")
+                try await ha.callService("light", "turn_on", ["entity_id": .string(entity("screen"))])
+                #expect(await eventually { power() == "0" && brightness() == "102" }, "back on as it was: \(power()) \(brightness())")
                 try await ha.callService("switch", "turn_on", ["entity_id": .string(entity("show_seconds"))])
                 #expect(await client.latest(topics.settings) { $0["show_seconds"] == true } != nil)
                 #expect(stateText(await ha.waitState(entity("show_seconds"), is: "on")) == "on")
