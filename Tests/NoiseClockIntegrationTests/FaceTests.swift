@@ -322,3 +322,36 @@ final class ListeningSocket: @unchecked Sendable {
 
     deinit { close() }
 }
+
+@Suite("The clock face without a broker (SPEC §8)")
+struct FaceWithoutBrokerTests {
+    @Test("with no broker to reach, the face still serves the node's states and its commands change them")
+    func noBroker() async throws {
+        let port = freeLoopbackPort()
+        // A broker port nobody listens on: the node keeps retrying it while it runs.
+        let node = try NodeProcess(
+            port: freeLoopbackPort(),
+            environment: FaceFixture.environment(port: port, folder: try FaceFixture.folder()).merging(["NOISECLOCK_AUDIO_DEVICE": "null"]) { _, b in b })
+        try await withStopping(node) { node in
+            let process = try node.start()
+            let up = await eventually(timeout: .seconds(10)) {
+                (try? await FaceHTTP.request(port: port, path: "/api/state", headers: [])) != nil
+            }
+            try #require(up, "the face did not listen; log:\n\(process.log)")
+            let added = try await FaceHTTP.request(
+                "POST", port: port, path: "/api/cmd/alarm/add", headers: [], body: Array(#"{"time":"06:45","label":"Offline"}"#.utf8))
+            #expect(added.status == 200, "\(added.text)")
+            let state = try await FaceHTTP.request(port: port, path: "/api/state", headers: [])
+            let json = try JSONValue.parse(Array(state.text.utf8))
+            #expect(json.objectValue?["alarms"]?.serialized.contains("Offline") == true, "\(state.text.prefix(400))")
+            #expect(json.objectValue?["clock"]?.objectValue?["time"] != nil)
+            // The face's socket gets the states and answers commands too.
+            let socket = try await FaceWebSocket(port: port)
+            try await socket.send(#"{"type":"command","verb":"ping","id":"p"}"#)
+            let answer = await socket.waitFor { $0["id"] == "p" }
+            #expect(answer?["payload"]?["status"] == "ok")
+            await socket.close()
+            #expect(process.log.contains("connect") || process.log.contains("broker"), "the node is retrying the broker")
+        }
+    }
+}
