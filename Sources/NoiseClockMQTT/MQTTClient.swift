@@ -59,6 +59,12 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     let lastSent = Atomic<Int64>(0)
     /// The deadline the keepalive timer is armed for, 0 when none (it expired or was never armed).
     let keepaliveArmed = Mutex<Int64>(0)
+    /// Held around every libmosquitto call that touches the connection itself (connect, read,
+    /// write, keepalive): the network thread's and a publishing thread's `mosquitto_loop_write`
+    /// must not meet, nor a write meet the network thread closing the socket (with TLS, a write on
+    /// an SSL object the close has just freed crashed a test process). Never held while waiting in
+    /// `poll`, nor taken under `state`'s lock (the callbacks take `state` under it).
+    let io = Mutex(())
 
     public init(options: MQTTOptions, logger: Logger) throws(MQTTError) {
         Self.initializeLibrary
@@ -186,8 +192,10 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         state.withLock { $0.stopping = true }
         if let handle {
             // DISCONNECT is written here, like a publish; the network thread then finds the socket closed.
-            _ = mosquitto_disconnect_v5(handle, 0, nil)
-            _ = mosquitto_loop_write(handle, 1)
+            io.withLock { _ in
+                _ = mosquitto_disconnect_v5(handle, 0, nil)
+                _ = mosquitto_loop_write(handle, 1)
+            }
         }
         interruptPause()
         guard wasStarted else { return }
@@ -234,9 +242,12 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     /// failure, wakes the network thread.
     func writeNow() {
         guard let handle else { return }
-        let rc = mosquitto_loop_write(handle, 1)
+        let (rc, more) = io.withLock { _ in
+            let rc = mosquitto_loop_write(handle, 1)
+            return (rc, mosquitto_want_write(handle))
+        }
         noteSent()
-        if rc != MOSQ_ERR_SUCCESS.rawValue || mosquitto_want_write(handle) { wakeNetworkThread() }
+        if rc != MOSQ_ERR_SUCCESS.rawValue || more { wakeNetworkThread() }
     }
 
     func wakeNetworkThread() {

@@ -72,8 +72,9 @@ extension MQTTClient {
         var keepalive = Keepalive()
         while !isStopping {
             if !attached {
-                let rc = mosquitto_connect_bind_v5(
-                    handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds), nil, nil)
+                let rc = io.withLock { _ in
+                    mosquitto_connect_bind_v5(handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds), nil, nil)
+                }
                 if rc == MOSQ_ERR_SUCCESS.rawValue {
                     attached = true
                     keepalive = Keepalive()
@@ -119,13 +120,13 @@ extension MQTTClient {
     private func turn(_ handle: OpaquePointer, _ keepalive: inout Keepalive) -> Int32 {
         var rc = writePending(handle)
         if rc != MOSQ_ERR_SUCCESS.rawValue { return rc }
-        let socket = mosquitto_socket(handle)
+        let (socket, wantsWrite) = io.withLock { _ in (mosquitto_socket(handle), mosquitto_want_write(handle)) }
         guard socket >= 0 else { return MOSQ_ERR_NO_CONN.rawValue }
         if let due = keepalive.due(lastSent: lastSent.load(ordering: .acquiring), interval: keepaliveInterval) {
             armKeepalive(at: due)
         }
         var fds = [
-            pollfd(fd: socket, events: Int16(POLLIN) | (mosquitto_want_write(handle) ? Int16(POLLOUT) : 0), revents: 0),
+            pollfd(fd: socket, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0), revents: 0),
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: keepaliveTimer, events: Int16(POLLIN), revents: 0),
         ]
@@ -141,23 +142,30 @@ extension MQTTClient {
             keepaliveArmed.withLock { $0 = 0 }
         }
         if fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
-            rc = mosquitto_loop_read(handle, 1)
+            rc = io.withLock { _ in mosquitto_loop_read(handle, 1) }
             if rc != MOSQ_ERR_SUCCESS.rawValue { return rc }
             keepalive.heard()
         }
         if let due = keepalive.due(lastSent: lastSent.load(ordering: .acquiring), interval: keepaliveInterval),
            nc_mqtt_monotonic_ns() >= due - Self.keepaliveSlack {
-            let writing = mosquitto_want_write(handle)
-            rc = mosquitto_loop_misc(handle)
+            let (misc, pinged) = io.withLock { _ in
+                let writing = mosquitto_want_write(handle)
+                let rc = mosquitto_loop_misc(handle)
+                return (rc, !writing && mosquitto_want_write(handle))
+            }
+            rc = misc
             if rc != MOSQ_ERR_SUCCESS.rawValue { return rc }
-            keepalive.checked(at: nc_mqtt_monotonic_ns(), pinged: !writing && mosquitto_want_write(handle))
+            keepalive.checked(at: nc_mqtt_monotonic_ns(), pinged: pinged)
         }
         return writePending(handle)
     }
 
     private func writePending(_ handle: OpaquePointer) -> Int32 {
-        guard mosquitto_want_write(handle) else { return MOSQ_ERR_SUCCESS.rawValue }
-        let rc = mosquitto_loop_write(handle, 1)
+        let rc: Int32? = io.withLock { _ in
+            guard mosquitto_want_write(handle) else { return nil }
+            return mosquitto_loop_write(handle, 1)
+        }
+        guard let rc else { return MOSQ_ERR_SUCCESS.rawValue }
         noteSent()
         return rc
     }
