@@ -59,11 +59,12 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     let lastSent = Atomic<Int64>(0)
     /// The deadline the keepalive timer is armed for, 0 when none (it expired or was never armed).
     let keepaliveArmed = Mutex<Int64>(0)
-    /// Held around every libmosquitto call that touches the connection itself (connect, read,
-    /// write, keepalive): the network thread's and a publishing thread's `mosquitto_loop_write`
+    /// Held around every libmosquitto call that touches an open connection (read, write, keepalive,
+    /// the stop's DISCONNECT): the network thread's and a publishing thread's `mosquitto_loop_write`
     /// must not meet, nor a write meet the network thread closing the socket (with TLS, a write on
-    /// an SSL object the close has just freed crashed a test process). Never held while waiting in
-    /// `poll`, nor taken under `state`'s lock (the callbacks take `state` under it).
+    /// an SSL object the close had just freed crashed a test process). Never held while waiting in
+    /// `poll` or connecting, nor taken under `state`'s lock (the callbacks take `state` under it);
+    /// a publisher only tries it (`writeNow`).
     let io = Mutex(())
 
     public init(options: MQTTOptions, logger: Logger) throws(MQTTError) {
@@ -190,8 +191,9 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         }
         let wasStarted = started.withLock { $0 }
         state.withLock { $0.stopping = true }
-        if let handle {
-            // DISCONNECT is written here, like a publish; the network thread then finds the socket closed.
+        if let handle, state.withLock({ $0.connected }) {
+            // DISCONNECT is written here, like a publish; the network thread then finds the socket
+            // closed. (Only on an open connection: while the network thread connects, it is its own.)
             io.withLock { _ in
                 _ = mosquitto_disconnect_v5(handle, 0, nil)
                 _ = mosquitto_loop_write(handle, 1)
@@ -242,9 +244,14 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     /// failure, wakes the network thread.
     func writeNow() {
         guard let handle else { return }
-        let (rc, more) = io.withLock { _ in
+        // Never waits for the lock: a publisher may be a thread of a cooperative pool, which must not
+        // block. While the network thread holds it, that thread writes this packet on its turn.
+        guard let (rc, more) = io.withLockIfAvailable({ _ in
             let rc = mosquitto_loop_write(handle, 1)
             return (rc, mosquitto_want_write(handle))
+        }) else {
+            wakeNetworkThread()
+            return
         }
         noteSent()
         if rc != MOSQ_ERR_SUCCESS.rawValue || more { wakeNetworkThread() }

@@ -72,9 +72,9 @@ extension MQTTClient {
         var keepalive = Keepalive()
         while !isStopping {
             if !attached {
-                let rc = io.withLock { _ in
-                    mosquitto_connect_bind_v5(handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds), nil, nil)
-                }
+                // Not under `io`: it blocks while it connects, and nothing else writes until `connected`.
+                let rc = mosquitto_connect_bind_v5(
+                    handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds), nil, nil)
                 if rc == MOSQ_ERR_SUCCESS.rawValue {
                     attached = true
                     keepalive = Keepalive()

@@ -238,7 +238,7 @@ struct MQTTClientTests {
             // (the events are seen late on a loaded machine, never early; the bound above is loose).
             let ping = try #require(broker.packets(12).first)
             let lostAfterPing = seconds(lost.at - ping.at)
-            #expect(lostAfterPing >= 5.25 && lostAfterPing <= 10.0, "lost \(lostAfterPing) s after the ping")
+            #expect(lostAfterPing >= 5.25 && lostAfterPing <= 15.0, "lost \(lostAfterPing) s after the ping")
             #expect(lost.at > connected.at)
         }
         let connects = broker.packets(1)
