@@ -117,8 +117,8 @@ let fuzzZone = Zone(identifier: "Europe/Berlin") ?? .utc
 let fuzzBook: AlarmBook = {
     var book = AlarmBook()
     do {
-        _ = try book.add(CommandArguments(["time": "07:30", "days": ["mon", "tue", "wed", "thu", "fri"], "label": "Work"]), id: "a1", defaultSound: "bell")
-        _ = try book.add(CommandArguments(["time": "06:00", "sound": "birds", "snooze_min": 5]), id: "b2", defaultSound: "bell")
+        _ = try book.add(AlarmDraft(CommandArguments(["time": "07:30", "days": ["mon", "tue", "wed", "thu", "fri"], "label": "Work"])), id: "a1", defaultSound: "bell")
+        _ = try book.add(AlarmDraft(CommandArguments(["time": "06:00", "sound": "birds", "snooze_min": 5])), id: "b2", defaultSound: "bell")
     } catch {
         fatalError("seed book: \(error)")
     }
@@ -129,7 +129,7 @@ let fuzzBook: AlarmBook = {
 let fuzzFullBook: AlarmBook = {
     var book = fuzzBook
     for n in book.alarms.count..<Alarm.maximumCount {
-        guard (try? book.add(CommandArguments(["time": "05:00"]), id: "f\(n)", defaultSound: "bell")) != nil else { fatalError("full book") }
+        guard (try? book.add(AlarmDraft(CommandArguments(["time": "05:00"])), id: "f\(n)", defaultSound: "bell")) != nil else { fatalError("full book") }
     }
     return book
 }()
@@ -222,7 +222,7 @@ func fuzzHandle(_ pattern: String, _ args: CommandArguments) throws(CommandError
 
     case "alarm/add":
         let (book, alarm) = try fuzzChange(fuzzBook, args, fieldIn: ["time"], "alarm/add") { (book: inout AlarmBook) throws(CommandError) in
-            try book.add(args, id: "c3", defaultSound: "bell")
+            try book.add(AlarmDraft(args), id: "c3", defaultSound: "bell")
         }
         fuzzRequire(book.alarms.count == fuzzBook.alarms.count + 1 && alarm.id == "c3", "alarm/add did not add one alarm")
         fuzzRequire(Array(book.alarms.prefix(fuzzBook.alarms.count)) == fuzzBook.alarms, "alarm/add changed other alarms")
@@ -230,7 +230,7 @@ func fuzzHandle(_ pattern: String, _ args: CommandArguments) throws(CommandError
         // The same arguments against a full book: a conflict, and nothing changes.
         var full = fuzzFullBook
         do {
-            _ = try full.add(args, id: "c3", defaultSound: "bell")
+            _ = try full.add(AlarmDraft(args), id: "c3", defaultSound: "bell")
             fuzzRequire(false, "alarm/add accepted a 101st alarm")
         } catch {
             fuzzRequire(error.code == .conflict && full == fuzzFullBook, "full book: \(error)")
@@ -239,7 +239,7 @@ func fuzzHandle(_ pattern: String, _ args: CommandArguments) throws(CommandError
 
     case "alarm/update":
         let (book, alarm) = try fuzzChange(fuzzBook, args, fieldIn: ["id"], "alarm/update") { (book: inout AlarmBook) throws(CommandError) in
-            try book.update(args)
+            try book.update(AlarmPatch(args))
         }
         fuzzRequire(book.alarms.map(\.id) == fuzzBook.alarms.map(\.id), "alarm/update changed the set of alarms")
         for other in fuzzBook.alarms where other.id != alarm.id {
