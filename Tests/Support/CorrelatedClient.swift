@@ -43,7 +43,8 @@ public final class CorrelatedClient: Sendable {
         client.subscribe([responseTopic] + topics)
         client.start()
         var events = client.events.makeAsyncIterator()
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Generous: on a loaded machine a connection and its SUBACK can take seconds.
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline, let event = await events.next() {
             if event == .subscribed { return }
         }

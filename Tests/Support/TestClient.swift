@@ -33,7 +33,8 @@ public final class TestClient: Sendable {
         client.subscribe(subscriptions)
         client.start()
         var events = client.events.makeAsyncIterator()
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Generous: on a loaded machine a connection and its SUBACK can take seconds.
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline, let event = await events.next() {
             // Without subscriptions there is no acknowledgement to wait for: connected is enough.
             if event == .subscribed || (subscriptions.isEmpty && event == .connected) { return }
