@@ -1,7 +1,7 @@
 # NoiseClock. `make run` and `make test` install the Debian packages they need when missing.
 SWIFT ?= swift
 
-.PHONY: all deps build run test unit integration e2e-ha bench release sounds clean
+.PHONY: all deps build run test unit integration e2e-ha e2e-face bench release sounds clean
 
 all: build
 
@@ -27,6 +27,12 @@ unit: deps
 integration: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter NoiseClockIntegrationTests --skip NoiseClockHomeAssistantTests
+
+# The clock face in headless Chromium against a real node (also part of `make test`); screenshots
+# of each size land in the temporary folder the test prints on failure.
+e2e-face: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter FaceBrowserTests
 
 # The node against a real Home Assistant Core 2025.4.4, installed once into a cached venv by
 # scripts/ha-core.sh (needs Python 3.13; ~3 min and 800 MB the first time).

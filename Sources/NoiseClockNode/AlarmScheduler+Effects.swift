@@ -76,27 +76,21 @@ extension AlarmScheduler {
         publishNext(now: time.now(), zone: zone)
     }
 
-    /// `B/alarms`, when it differs from what was published last.
+    /// `B/alarms` (the hub passes it on only when it changed).
     func publishAlarms(zone: Zone) {
-        publishIfChanged(
+        hub.publish(
             StateTopic.alarms,
             .array(state.book.alarms.map { $0.json(nextFire: nextFires[$0.id].map { ISOTime.string($0, in: zone) }) }))
         alarmsPublished?(state.book.alarms)
     }
 
     func publishRinging() {
-        publishIfChanged(StateTopic.alarmState, state.ringing.json { ISOTime.string($0, in: time.zone()) })
+        hub.publish(StateTopic.alarmState, state.ringing.json { ISOTime.string($0, in: time.zone()) })
     }
 
 
     func emit(_ name: String, _ details: [String: JSONValue]) {
         hub.emit(time.event(name, details))
-    }
-
-    func publishIfChanged(_ topic: String, _ value: JSONValue) {
-        guard published[topic] != value else { return }
-        published[topic] = value
-        hub.publish(topic, value)
     }
 
     /// `B/alarm/next` when the next alarm changes, and at each minute for `in_s`.

@@ -49,9 +49,6 @@ public actor AlarmScheduler {
     let alarmsPublished: (@Sendable ([Alarm]) -> Void)?
 
     private(set) var state: State
-    /// The client keeps the latest retained value of each topic and sends it again after every
-    /// reconnect, so a value equal to the last one need not be published again.
-    var published: [String: JSONValue] = [:]
     /// The next fire of each enabled alarm, as the last look worked it out.
     var nextFires: [String: Date] = [:]
     /// The wall clock at the last look: a later look that reads earlier means it was set back.
