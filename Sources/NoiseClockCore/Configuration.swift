@@ -77,6 +77,9 @@ public struct Configuration: Sendable, Hashable {
     public var alarms: Alarms
     public var display: Display
     public var face: Face
+    public var timers = Timers()
+    public var meditations = Meditations()
+    public var homeAssistant = HomeAssistant()
 
     public var topics: Topics { Topics(base: mqtt.baseTopic, nodeID: node.id) }
 }
@@ -181,7 +184,7 @@ public enum ConfigurationSchema {
         ConfigKey(path: "display.off_command", kind: .text, defaultValue: "", secret: false),
         ConfigKey(path: "display.latitude", kind: .optionalNumber(-90...90), defaultValue: "", secret: false),
         ConfigKey(path: "display.longitude", kind: .optionalNumber(-180...180), defaultValue: "", secret: false),
-    ] + faceKeys
+    ] + faceKeys + sessionKeys
 
     /// Environment variables that are not keys but are still ours.
     public static let otherVariables: Set<String> = ["NOISECLOCK_CONFIG"]
@@ -274,7 +277,10 @@ public enum ConfigurationSchema {
             display: .init(
                 backlight: string("display.backlight"), onCommand: string("display.on_command"),
                 offCommand: string("display.off_command"), latitude: latitude, longitude: longitude),
-            face: try face(resolved))
+            face: try face(resolved),
+            timers: .init(ringTimeoutSeconds: int("timers.ring_timeout_s")),
+            meditations: .init(directory: string("meditations.dir")),
+            homeAssistant: .init(alarmTimeEntity: .init(rawValue: string("homeassistant.alarm_time_entity")) ?? .text))
         return ResolvedConfiguration(
             configuration: configuration, values: keys.compactMap { resolved[$0.path] }, unknownKeys: unknown)
     }

@@ -56,4 +56,10 @@ public enum StateTopic {
     public static let alarmState = "alarm/state"
     /// The screen: night or day, the effective theme, the brightness (SPEC §9).
     public static let display = "display"
+    /// Countdown timers (SPEC §10).
+    public static let timers = "timers"
+    /// The meditation session, the guided library and the history (SPEC §10).
+    public static let meditation = "meditation"
+    public static let meditations = "meditations"
+    public static let meditationStats = "meditation/stats"
 }

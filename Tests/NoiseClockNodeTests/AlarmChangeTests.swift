@@ -83,6 +83,26 @@ struct AlarmChangeTests {
         #expect(bad?.field == "state")
     }
 
+    @Test("alarm/<id>/time sets the time from Home Assistant's text (HH:MM) or time (HH:MM:00) entity; anything else names time")
+    func timeEntity() async throws {
+        let f = try await AlarmFixture()
+        let (id, _) = try await f.add(#"{"time":"08:10","label":"Work"}"#)
+
+        let fromText = try await f.ok("alarm/\(id)/time", "06:45")
+        #expect(fromText["time"] == "06:45")
+        #expect(f.publishedAlarm(id)?["time"] == "06:45")
+        let fromTime = try await f.ok("alarm/\(id)/time", #"{"time":"07:05:00"}"#)
+        #expect(fromTime["time"] == "07:05")
+
+        for bad in ["7.05", "24:00", "07:05:30", "07:5", "\"\""] {
+            let error = await f.respond("alarm/\(id)/time", bad).error
+            #expect(error?.code == .invalidField, "\(bad)")
+            #expect(error?.field == "time", "\(bad)")
+        }
+        #expect(f.publishedAlarm(id)?["time"] == "07:05")
+        #expect(await f.respond("alarm/ffffffff/time", "06:00").error?.code == .notFound)
+    }
+
     @Test("alarm/duplicate gives a new id and the same fields")
     func duplicate() async throws {
         let f = try await AlarmFixture()

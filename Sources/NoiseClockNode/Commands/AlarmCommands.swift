@@ -36,11 +36,28 @@ struct AlarmCommands: CommandGroup {
             guard let on = try arguments.bool("state") else { throw CommandError.invalidField("state", "ON or OFF is required") }
             return try await scheduler.setEnabled(arguments.path["id"] ?? "", on)
         }
+        // Home Assistant's per-alarm time: `B/cmd/alarm/ID/time` with `07:30` (a `text` entity) or
+        // `07:30:00` (the `time` platform, which always sends seconds; alarms keep whole minutes).
+        router.add("alarm/{id}/time", shape: .object(bareValue: "time")) { arguments in
+            try arguments.allowOnly(["time"])
+            let text = try arguments.requiredString("time", "a time HH:MM is required")
+            return try await scheduler.update(AlarmPatch(id: arguments.path["id"] ?? "", AlarmFields(time: try Self.time(text))))
+        }
         router.add("snooze", shape: .object(bareValue: "minutes")) { arguments in
             try arguments.allowOnly(["minutes"])
             return try await scheduler.snooze(minutes: try arguments.int("minutes", in: 1...60))
         }
         router.add("dismiss") { _ in try await scheduler.dismiss() }
+    }
+
+    /// `HH:MM`, or `HH:MM:SS` with seconds `00`.
+    static func time(_ text: String) throws(CommandError) -> AlarmTime {
+        var minutes = Substring(text)
+        if text.count == 8, text.hasSuffix(":00") { minutes = text.dropLast(3) }
+        guard let time = AlarmTime(String(minutes)) else {
+            throw .invalidField("time", "must be HH:MM (00:00 to 23:59), or HH:MM:00, not \"\(text)\"")
+        }
+        return time
     }
 
     private static func id(_ arguments: CommandArguments) throws(CommandError) -> String {
