@@ -21,6 +21,8 @@ public struct Node: Sendable {
     public let status: StatusBoard
     public let router: CommandRouter
     public let battery: (any BatterySource)?
+    /// One source at a time (SPEC §10); nil when the node runs without audio.
+    public let arbiter: AudioArbiter?
     /// The noise player; nil when the node runs without audio.
     public let noise: NoisePlayer?
     public let alarms: AlarmScheduler
@@ -55,9 +57,11 @@ public struct Node: Sendable {
                 batterySource: battery?.name ?? "none",
                 problems: storeProblems + [settings.loadProblem, stored.problem].compactMap { $0 }),
             hub: hub, time: time)
-        noise = audio.map {
+        let arbiter = audio.map { AudioArbiter(output: $0, fadeFrames: AudioFormat.frames(milliseconds: configuration.audio.fadeMilliseconds)) }
+        self.arbiter = arbiter
+        noise = arbiter.map {
             NoisePlayer(
-                library: sounds, output: $0, store: store, hub: hub, time: time,
+                library: sounds, arbiter: $0, store: store, hub: hub, time: time,
                 fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
         }
         let homeAssistant = configuration.mqtt.discovery

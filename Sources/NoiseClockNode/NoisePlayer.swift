@@ -14,15 +14,13 @@ extension AudioEngine: AudioOutput {}
 
 /// The noise player: the `noise/*` verbs, `B/noise`, fades, the sleep timer, previews, and the
 /// alarm tone interface. The current mix is stored (`noise.json`), so noise that was playing when
-/// the node stopped plays again when it starts.
+/// the node stopped plays again when it starts. Its inputs go through the `AudioArbiter`, which
+/// silences them while anything of higher priority sounds (SPEC §10).
 public actor NoisePlayer {
     public static let documentName = "noise.json"
     public static let previewSeconds = 3.0
-    /// Noise is ducked to this share of its gain while a preview plays.
-    public static let duckGain: Float = 0.2
-
     let library: SoundLibrary
-    let output: any AudioOutput
+    let arbiter: AudioArbiter
     let store: any Store
     let hub: StateHub
     let time: NodeTime
@@ -34,20 +32,15 @@ public actor NoisePlayer {
     private var lastLayers: [NoiseMix.Layer] = []
     private var previewEndsAt: Date? { didSet { wakeUp.wake() } }
     private var sleepFadeStarted = false
-    /// The mixer input of the alarm tone sounding now; each tone gets its own, so one alarm's tone
-    /// fades out while the next one's fades in.
-    private var alarmInput: String?
-    private var alarmTones = 0
-    private var alarmPlaying: Bool { alarmInput != nil }
     /// Wakes `NoiseService` when the mix or the preview changes (didSet), so no verb can forget
     /// it: it then sleeps until the new `nextTick`, or without a timer while nothing is timed.
     public nonisolated let wakeUp = WakeUp()
 
     public init(
-        library: SoundLibrary, output: any AudioOutput, store: any Store, hub: StateHub, time: NodeTime, fadeMilliseconds: Int, logger: Logger
+        library: SoundLibrary, arbiter: AudioArbiter, store: any Store, hub: StateHub, time: NodeTime, fadeMilliseconds: Int, logger: Logger
     ) {
         self.library = library
-        self.output = output
+        self.arbiter = arbiter
         self.store = store
         self.hub = hub
         self.time = time
@@ -61,10 +54,10 @@ public actor NoisePlayer {
         let layers = try references.map { reference throws(CommandError) in
             NoiseMix.Layer(id: try library.sound(reference.sound, field: "sound").id, volume: reference.volume ?? 100)
         }
-        let sources = try layers.map { layer throws(CommandError) in (layer, try source(for: layer.id)) }
+        let sources = try layers.map { layer throws(CommandError) in (layer, try library.sampleSource(for: layer.id)) }
         if let volume { mix.volume = volume }
         let previous = mix.layers
-        output.update { mixer in
+        arbiter.update(.noise) { mixer in
             for old in previous where !layers.contains(where: { $0.id == old.id }) { mixer.fadeOut(Self.input(old.id), overFrames: fadeFrames) }
             for (layer, source) in sources {
                 place(layer, source: source, in: &mixer)
@@ -81,9 +74,9 @@ public actor NoisePlayer {
     public func add(_ reference: String, volume: Int?) throws(CommandError) -> JSONValue {
         let sound = try library.sound(reference, field: "sound")
         let layer = NoiseMix.Layer(id: sound.id, volume: volume ?? mix.layers.first { $0.id == sound.id }?.volume ?? 100)
-        let source = try source(for: sound.id)
+        let source = try library.sampleSource(for: sound.id)
         let wasPlaying = mix.playing
-        output.update { place(layer, source: source, in: &$0) }
+        arbiter.update(.noise) { place(layer, source: source, in: &$0) }
         mix.layers.removeAll { $0.id == layer.id }
         mix.layers.append(layer)
         if !wasPlaying {
@@ -101,7 +94,7 @@ public actor NoisePlayer {
         guard mix.playing, mix.layers.contains(where: { $0.id == sound.id }) else {
             throw CommandError(.conflict, "\(sound.id) is not playing", field: "sound")
         }
-        output.update { $0.fadeOut(Self.input(sound.id), overFrames: fadeFrames) }
+        arbiter.update(.noise) { $0.fadeOut(Self.input(sound.id), overFrames: fadeFrames) }
         mix.layers.removeAll { $0.id == sound.id }
         if mix.layers.isEmpty {
             return try stop(reason: "command")
@@ -115,7 +108,7 @@ public actor NoisePlayer {
     public func stop(reason: String = "command") throws(CommandError) -> JSONValue {
         let wasPlaying = mix.playing
         let layers = mix.layers
-        output.update { mixer in
+        arbiter.update(.noise) { mixer in
             for layer in layers { mixer.fadeOut(Self.input(layer.id), overFrames: fadeFrames) }
         }
         if !layers.isEmpty { lastLayers = layers }
@@ -150,7 +143,7 @@ public actor NoisePlayer {
         // sleep timer's last minute the fade to silence goes on; the new volume applies next time.
         let frames = AudioFormat.frames(milliseconds: 200)
         if !sleepFadeStarted {
-            output.update { mixer in
+            arbiter.update(.noise) { mixer in
                 glide(layers, overFrames: frames, in: &mixer) { layer in gain(layer) }
             }
         }
@@ -168,15 +161,18 @@ public actor NoisePlayer {
         return current
     }
 
+    /// Plays a sound for 3 seconds over the noise (ducked meanwhile). Refused while an alarm, a
+    /// ringing timer or a meditation has the output: the preview would not be heard (SPEC §10).
     public func preview(_ reference: String) throws(CommandError) -> JSONValue {
         let sound = try library.sound(reference, field: "sound")
-        let source = try source(for: sound.id)
-        let layers = mix.playing ? mix.layers : []
+        if let top = arbiter.top, top > .preview {
+            throw CommandError(.conflict, "a preview is not heard while \(Self.busy(top))", field: "sound")
+        }
+        let source = try library.sampleSource(for: sound.id)
         let previewGain = Volume.gain(max(mix.volume, 50))
-        let frames = AudioFormat.frames(milliseconds: 200)
-        output.update { mixer in
-            glide(layers, overFrames: frames, in: &mixer) { layer in gain(layer) * Self.duckGain }
-            mixer.add("preview", source: source, gain: previewGain, fadeInFrames: AudioFormat.frames(milliseconds: 50))
+        arbiter.claim(.preview)
+        arbiter.update(.preview) { mixer in
+            mixer.add(Self.previewInput, source: source, gain: previewGain, fadeInFrames: AudioFormat.frames(milliseconds: 50))
         }
         previewEndsAt = time.now().addingTimeInterval(Self.previewSeconds)
         return ["sound": .string(sound.id), "seconds": .number(Self.previewSeconds)]
@@ -190,8 +186,8 @@ public actor NoisePlayer {
         let now = time.now()
         if let ends = previewEndsAt, now >= ends {
             previewEndsAt = nil
-            output.update { $0.fadeOut("preview", overFrames: AudioFormat.frames(milliseconds: 200)) }
-            restoreGains()
+            arbiter.update(.preview) { $0.fadeOut(Self.previewInput, overFrames: AudioFormat.frames(milliseconds: 200)) }
+            arbiter.claim(.preview, false)
         }
         guard let endsAt = mix.sleepTimerEndsAt.map(Date.init(timeIntervalSince1970:)), mix.playing else { return }
         let remaining = endsAt.timeIntervalSince(now)
@@ -203,7 +199,7 @@ public actor NoisePlayer {
             sleepFadeStarted = true
             let layers = mix.layers
             let frames = AudioFormat.frames(milliseconds: Int(remaining * 1000))
-            output.update { mixer in
+            arbiter.update(.noise) { mixer in
                 glide(layers, overFrames: frames, in: &mixer) { _ in 0 }
             }
         }
@@ -221,35 +217,22 @@ public actor NoisePlayer {
 
     // MARK: Alarm tones (the interface the alarm scheduler uses)
 
-    /// Plays an alarm tone looped, rising from silence to `volume` over `rampSeconds`, and fades
-    /// the noise out meanwhile.
+    /// Plays an alarm tone looped, rising from silence to `volume` over `rampSeconds`; the arbiter
+    /// fades everything else out meanwhile.
     public func startAlarmTone(_ reference: String, volume: Int, rampSeconds: Int) throws(CommandError) {
         let sound = try library.sound(reference, field: "sound", kind: .alarm)
-        let source = try source(for: sound.id)
-        let layers = mix.playing ? mix.layers : []
-        let previous = alarmInput
-        alarmTones += 1
-        let input = "alarm:\(alarmTones)"
-        alarmInput = input
-        let fade = fadeFrames
-        output.update { mixer in
-            if let previous { mixer.fadeOut(previous, overFrames: fade) }
-            glide(layers, overFrames: fade, in: &mixer) { _ in 0 }
-            // A ramp of 0 s still takes the mixer's shortest glide, so the tone never starts with a click.
-            mixer.add(input, source: source, gain: Volume.gain(volume), fadeInFrames: AudioFormat.frames(milliseconds: rampSeconds * 1000))
-        }
+        let source = try library.sampleSource(for: sound.id)
+        // A ramp of 0 s still takes the mixer's shortest glide, so the tone never starts with a click.
+        arbiter.startTone(.alarm, sample: source, gain: Volume.gain(volume), rampFrames: AudioFormat.frames(milliseconds: rampSeconds * 1000))
     }
 
-    /// Stops the alarm tone and fades the noise back in.
+    /// Stops the alarm tone; what it covered comes back.
     public func stopAlarmTone() {
-        guard let input = alarmInput else { return }
-        alarmInput = nil
-        output.update { $0.fadeOut(input, overFrames: fadeFrames) }
-        restoreGains()
+        arbiter.stopTone(.alarm)
     }
 
     /// Whether an alarm tone sounds now.
-    public var alarmToneSounding: Bool { alarmPlaying }
+    public var alarmToneSounding: Bool { arbiter.toneSounding(.alarm) }
 
     // MARK: Start-up
 
@@ -290,16 +273,26 @@ public actor NoisePlayer {
     }
 
     static func input(_ id: String) -> String { "noise:\(id)" }
+    static let previewInput = "preview"
 
-    /// Noise is silent while an alarm tone plays; it comes back when the alarm ends.
+    static func busy(_ source: AudioSource) -> String {
+        switch source {
+        case .alarm: "an alarm rings"
+        case .timer: "a timer rings"
+        case .meditation: "a meditation runs"
+        case .preview, .noise: "another sound plays"
+        }
+    }
+
+    /// A layer's own gain; the arbiter silences it while something of higher priority sounds.
     private func gain(_ layer: NoiseMix.Layer) -> Float {
-        alarmPlaying ? 0 : Volume.gain(layer.volume) * Volume.gain(mix.volume)
+        Volume.gain(layer.volume) * Volume.gain(mix.volume)
     }
 
     /// A sound already in the mix (even fading out) glides to its new gain and plays on; a new one
     /// fades in from the start of its file. Restarting a playing sound would be a click.
-    private func place(_ layer: NoiseMix.Layer, source: @autoclosure () -> SampleSource, in mixer: inout Mixer) {
-        if mixer.ids.contains(Self.input(layer.id)) {
+    private func place(_ layer: NoiseMix.Layer, source: @autoclosure () -> SampleSource, in mixer: inout SourceMix) {
+        if mixer.contains(Self.input(layer.id)) {
             mixer.setGain(Self.input(layer.id), to: gain(layer), overFrames: AudioFormat.frames(milliseconds: 200))
         } else {
             mixer.add(Self.input(layer.id), source: source(), gain: gain(layer), fadeInFrames: fadeFrames)
@@ -308,17 +301,17 @@ public actor NoisePlayer {
 
     /// Moves every layer's gain to `target(layer)` over `frames`.
     private func glide(
-        _ layers: [NoiseMix.Layer], overFrames frames: Int, in mixer: inout Mixer, to target: (NoiseMix.Layer) -> Float
+        _ layers: [NoiseMix.Layer], overFrames frames: Int, in mixer: inout SourceMix, to target: (NoiseMix.Layer) -> Float
     ) {
         for layer in layers { mixer.setGain(Self.input(layer.id), to: target(layer), overFrames: frames) }
     }
 
     private func restoreGains() {
-        guard mix.playing, !alarmPlaying else { return }
+        guard mix.playing else { return }
         sleepFadeStarted = false
         let layers = mix.layers
         let frames = AudioFormat.frames(milliseconds: 200)
-        output.update { mixer in
+        arbiter.update(.noise) { mixer in
             glide(layers, overFrames: frames, in: &mixer) { layer in gain(layer) }
         }
     }
@@ -326,16 +319,6 @@ public actor NoisePlayer {
     private func setTimer(minutes: Int) {
         mix.sleepTimerEndsAt = minutes > 0 ? time.now().timeIntervalSince1970 + Double(minutes * 60) : nil
         sleepFadeStarted = false
-    }
-
-    private func source(for id: String) throws(CommandError) -> SampleSource {
-        let sound = try library.sound(id, field: "sound")
-        let path = try library.path(of: sound)
-        do {
-            return LoopingDecoderSource(decoder: try MP3Decoder(path: path))
-        } catch {
-            throw CommandError(.unavailable, "cannot play \(sound.id): \(error)", field: "sound")
-        }
     }
 
     /// Stores the mix (before anything is answered ok), publishes `B/noise` and the event.

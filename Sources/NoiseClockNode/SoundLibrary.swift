@@ -1,4 +1,5 @@
 import FoundationEssentials
+import NoiseClockAudio
 import NoiseClockCore
 
 /// The sound catalog with its files: `Resources/sounds.json` (noise, files in `sounds/`),
@@ -85,5 +86,16 @@ public struct SoundLibrary: Sendable {
             throw CommandError(.notFound, "the file of sound \"\(sound.id)\" is missing or outside the sound folder", field: "sound")
         }
         return file
+    }
+
+    /// A sound's file as a mixer source: looped (noise, tones), or played `loops` times (a gong).
+    public func sampleSource(for id: String, loops: Int? = nil) throws(CommandError) -> SampleSource {
+        let sound = try sound(id, field: "sound")
+        let path = try path(of: sound)
+        do {
+            return LoopingDecoderSource(decoder: try MP3Decoder(path: path), loops: loops)
+        } catch {
+            throw CommandError(.unavailable, "cannot play \(sound.id): \(error)", field: "sound")
+        }
     }
 }

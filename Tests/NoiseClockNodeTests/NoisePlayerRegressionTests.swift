@@ -43,14 +43,17 @@ struct NoisePlayerRegressionTests {
         #expect(fixture.output.gain(of: "noise:white-noise") == 0)
     }
 
-    @Test("while an alarm tone plays, volume, add and preview keep the noise silent; it returns when the alarm ends")
+    @Test("while an alarm tone plays, volume and add keep the noise silent, a preview is refused; the noise returns when the alarm ends")
     func noiseStaysDownDuringAlarm() async throws {
         let fixture = try PlayerFixture()
         try await fixture.play("white-noise")
         try await fixture.player.startAlarmTone("digital-alarm", volume: 80, rampSeconds: 30)
         _ = try await fixture.player.setVolume(90)
         _ = try await fixture.player.add("pink-noise", volume: 50)
-        _ = try await fixture.player.preview("brown-noise")
+        let refused = await commandError { _ = try await fixture.player.preview("brown-noise") }
+        #expect(refused?.code == .conflict)
+        #expect(refused?.field == "sound")
+        #expect(!fixture.output.ids.contains("preview"))
         #expect(fixture.output.gain(of: "noise:white-noise") == 0)
         #expect(fixture.output.gain(of: "noise:pink-noise") == 0)
         await fixture.player.stopAlarmTone()

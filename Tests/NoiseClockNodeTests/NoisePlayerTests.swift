@@ -567,8 +567,8 @@ struct NoisePlayerTests {
         #expect(data["seconds"] == 3)
         #expect(fixture.output.ids.contains("preview"))
         #expect((fixture.output.gain(of: "preview") ?? 0) > 0)
-        #expect(fixture.output.gain(of: "noise:white-noise") == NoisePlayer.duckGain * noiseGain(100))
-        #expect(fixture.output.gain(of: "noise:pink-noise") == NoisePlayer.duckGain * noiseGain(40))
+        #expect(fixture.output.gain(of: "noise:white-noise") == AudioArbiter.duckGain * noiseGain(100))
+        #expect(fixture.output.gain(of: "noise:pink-noise") == AudioArbiter.duckGain * noiseGain(40))
         // A preview is not a change of the noise.
         #expect(fixture.noiseStates.count == published)
 
@@ -576,7 +576,7 @@ struct NoisePlayerTests {
         await fixture.clock.advance(by: .milliseconds(2900))
         try await fixture.player.tick()
         #expect((fixture.output.gain(of: "preview") ?? 0) > 0)
-        #expect(fixture.output.gain(of: "noise:white-noise") == NoisePlayer.duckGain * noiseGain(100))
+        #expect(fixture.output.gain(of: "noise:white-noise") == AudioArbiter.duckGain * noiseGain(100))
 
         await fixture.clock.advance(by: .milliseconds(100))
         try await fixture.player.tick()

@@ -60,6 +60,7 @@ struct PlayerFixture {
     let clock: TestClock<Duration>
     let library: SoundLibrary
     let wiring: ServiceWiring
+    let arbiter: AudioArbiter
     let player: NoisePlayer
 
     init(store: InMemoryStore = InMemoryStore(), startingAt start: Date = Self.start) throws {
@@ -71,8 +72,9 @@ struct PlayerFixture {
         wiring = ServiceWiring(
             transport: transport, settings: ClockSettings(timezone: "Europe/Berlin"),
             clock: .driven(by: clock, startingAt: start, timeZone: berlin), store: store, topics: Self.topics)
+        arbiter = AudioArbiter(output: output, fadeFrames: AudioFormat.frames(milliseconds: Self.fadeMilliseconds))
         player = NoisePlayer(
-            library: library, output: output, store: store, hub: wiring.hub, time: wiring.time,
+            library: library, arbiter: arbiter, store: store, hub: wiring.hub, time: wiring.time,
             fadeMilliseconds: Self.fadeMilliseconds, logger: logger)
     }
 

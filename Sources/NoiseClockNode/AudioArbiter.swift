@@ -1,0 +1,198 @@
+import NoiseClockAudio
+import NoiseClockCore
+import Synchronization
+
+/// The node's sound sources, by priority (SPEC §10): only the highest one sounding is heard.
+public enum AudioSource: Int, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {
+    case noise, preview, meditation, timer, alarm
+
+    public static func < (a: AudioSource, b: AudioSource) -> Bool { a.rawValue < b.rawValue }
+
+    public var description: String {
+        switch self {
+        case .noise: "noise"
+        case .preview: "preview"
+        case .meditation: "meditation"
+        case .timer: "timer"
+        case .alarm: "alarm"
+        }
+    }
+}
+
+/// One source at a time (SPEC §10): each source puts its inputs in the mixer through the arbiter,
+/// with the gain it wants, and claims the output while it sounds. The arbiter gives each input its
+/// gain only while no higher source claims the output; under a higher one it glides to silence
+/// (noise under a preview is ducked instead), and back when the higher one lets go. So an alarm
+/// covers a ringing timer, a meditation or noise; a meditation covers noise; and none of them needs
+/// to know about the others.
+///
+/// Changes go through `update`, which holds the arbiter's lock and then the engine's (always in
+/// that order), so a source's change and the cover it gets are one step of the mix.
+public final class AudioArbiter: Sendable {
+    /// Noise keeps this share of its gain under a preview, so the preview is heard against it.
+    public static let duckGain: Float = 0.2
+
+    let output: any AudioOutput
+    /// How long a covered source takes to fade out or back in (`audio.fade_ms`).
+    let fadeFrames: Int
+    private let state = Mutex(State())
+    private let listeners = Mutex<[@Sendable (AudioSource?) -> Void]>([])
+
+    struct Input: Sendable {
+        var source: AudioSource
+        var gain: Float
+    }
+
+    struct State: Sendable {
+        var claims: Set<AudioSource> = []
+        var inputs: [String: Input] = [:]
+        var tones: [AudioSource: String] = [:]
+        var toneCount = 0
+
+        var top: AudioSource? { claims.max() }
+    }
+
+    public init(output: any AudioOutput, fadeFrames: Int) {
+        self.output = output
+        self.fadeFrames = fadeFrames
+    }
+
+    /// The highest source claiming the output now; nil when none does.
+    public var top: AudioSource? { state.withLock { $0.top } }
+
+    /// Whether `source` would be heard now: no higher source claims the output.
+    public func isAudible(_ source: AudioSource) -> Bool {
+        state.withLock { $0.top.map { source >= $0 } ?? true }
+    }
+
+    /// Whether `source` claims the output.
+    public func claims(_ source: AudioSource) -> Bool { state.withLock { $0.claims.contains(source) } }
+
+    /// `listener` is told the new top source after every change of it (on the caller's thread, with
+    /// no lock held): a guided meditation pauses under an alarm and resumes after.
+    public func onTopChange(_ listener: @escaping @Sendable (AudioSource?) -> Void) {
+        listeners.withLock { $0.append(listener) }
+    }
+
+    /// The share of its own gain an input of `source` gets while `top` is the highest claim.
+    static func share(of source: AudioSource, under top: AudioSource?) -> Float {
+        guard let top, source < top else { return 1 }
+        return source == .noise && top == .preview ? duckGain : 0
+    }
+
+    /// Claims the output for `source` (`on`), or lets it go; the inputs of every source glide to
+    /// what the new order gives them.
+    public func claim(_ source: AudioSource, _ on: Bool = true) {
+        let (before, after) = state.withLock { state -> (AudioSource?, AudioSource?) in
+            let before = state.top
+            if on { state.claims.insert(source) } else { state.claims.remove(source) }
+            let after = state.top
+            if before != after { regain(&state, from: before, to: after) }
+            return (before, after)
+        }
+        if before != after {
+            for listener in listeners.withLock({ $0 }) { listener(after) }
+        }
+    }
+
+    /// Changes `source`'s inputs in one step of the mix.
+    public func update(_ source: AudioSource, _ change: (inout SourceMix) -> Void) {
+        state.withLock { state in
+            output.update { mixer in
+                var mix = SourceMix(source: source, share: Self.share(of: source, under: state.top), inputs: state.inputs)
+                swap(&mix.mixer, &mixer)
+                change(&mix)
+                swap(&mix.mixer, &mixer)
+                // Inputs the mixer dropped (faded out, or at the end of their file) are forgotten.
+                let live = Set(mixer.ids)
+                state.inputs = mix.inputs.filter { live.contains($0.key) }
+            }
+        }
+    }
+
+    // MARK: Tones: one looping tone per source (the alarm's, the ringing timers')
+
+    /// Plays `sample` looped as `source`'s tone, rising from silence to `gain` over `rampFrames`,
+    /// fading out the tone it had (each tone has an input of its own, so one fades while the next
+    /// rises), and claims the output for `source`.
+    public func startTone(_ source: AudioSource, sample: SampleSource, gain: Float, rampFrames: Int) {
+        let (previous, input) = state.withLock { state -> (String?, String) in
+            state.toneCount += 1
+            let input = "\(source):\(state.toneCount)"
+            defer { state.tones[source] = input }
+            return (state.tones[source], input)
+        }
+        claim(source)
+        let fade = fadeFrames
+        update(source) { mix in
+            if let previous { mix.fadeOut(previous, overFrames: fade) }
+            mix.add(input, source: sample, gain: gain, fadeInFrames: rampFrames)
+        }
+    }
+
+    /// Fades out `source`'s tone and lets the output go.
+    public func stopTone(_ source: AudioSource) {
+        guard let input = state.withLock({ $0.tones.removeValue(forKey: source) }) else { return }
+        let fade = fadeFrames
+        update(source) { $0.fadeOut(input, overFrames: fade) }
+        claim(source, false)
+    }
+
+    /// Whether `source` has a tone sounding.
+    public func toneSounding(_ source: AudioSource) -> Bool { state.withLock { $0.tones[source] != nil } }
+
+    // MARK: Cover
+
+    /// Glides every input to its share under the new top (under the arbiter's lock).
+    private func regain(_ state: inout State, from before: AudioSource?, to after: AudioSource?) {
+        // A preview ducks and restores quickly; anything else fades like noise does.
+        let frames = before == .preview || after == .preview ? AudioFormat.frames(milliseconds: 200) : fadeFrames
+        let inputs = state.inputs
+        output.update { mixer in
+            for (id, input) in inputs {
+                let old = Self.share(of: input.source, under: before), new = Self.share(of: input.source, under: after)
+                if old != new { mixer.setGain(id, to: input.gain * new, overFrames: frames) }
+            }
+        }
+    }
+}
+
+/// One source's view of the mixer, inside `AudioArbiter.update`: the gains it sets are its own,
+/// and the mixer gets them times the share the order gives the source.
+public struct SourceMix {
+    let source: AudioSource
+    let share: Float
+    var mixer = Mixer()
+    var inputs: [String: AudioArbiter.Input]
+
+    init(source: AudioSource, share: Float, inputs: [String: AudioArbiter.Input]) {
+        self.source = source
+        self.share = share
+        self.inputs = inputs
+    }
+
+    /// Whether input `id` is in the mix (even fading out).
+    public func contains(_ id: String) -> Bool { mixer.ids.contains(id) }
+
+    /// Adds (or replaces) input `id`, rising from silence to `gain` over `fadeInFrames`.
+    public mutating func add(_ id: String, source sample: SampleSource, gain: Float, fadeInFrames: Int) {
+        inputs[id] = .init(source: source, gain: gain)
+        mixer.add(id, source: sample, gain: gain * share, fadeInFrames: fadeInFrames)
+    }
+
+    /// Moves input `id` to `gain` over `frames` (it glides to silence when `gain` is 0 and stays).
+    public mutating func setGain(_ id: String, to gain: Float, overFrames frames: Int) {
+        guard mixer.ids.contains(id) else { return }
+        inputs[id] = .init(source: source, gain: gain)
+        mixer.setGain(id, to: gain * share, overFrames: frames)
+    }
+
+    /// Fades input `id` to silence over `frames` and removes it.
+    public mutating func fadeOut(_ id: String, overFrames frames: Int) {
+        inputs[id] = nil
+        mixer.fadeOut(id, overFrames: frames)
+    }
+
+    /// Changes an input's source in place (a guided meditation's pause), under the engine's lock.
+    public mutating func withMixer<T>(_ body: (inout Mixer) -> T) -> T { body(&mixer) }
+}
