@@ -149,6 +149,9 @@ public actor AlarmScheduler {
         try await act { ringing, now in ringing.dismiss(at: now) }
     }
 
+    /// Whether an alarm rings, is snoozed, or neither.
+    public var ringingPhase: Ringing.Phase { state.ringing.phase }
+
     /// Returns at once: the watchdog's proof that the actor gets to run.
     public func responsive() -> Bool { true }
 

@@ -32,7 +32,7 @@ public actor DisplayController {
     let sun: NightSchedule.SunEvent
     let logger: Logger
     nonisolated let wakeUp = WakeUp()
-    /// Set from the hub's `alarm/state` (under the hub's lock, so not actor state).
+    /// Set from the hub's `alarm/state` and `timers` (under the hub's lock, so not actor state).
     nonisolated let ringing = Mutex(false)
 
     /// Home Assistant's (or a verb's) brightness, until the schedule next turns night or day.
@@ -51,11 +51,27 @@ public actor DisplayController {
         self.logger = logger
     }
 
-    /// Follows `B/alarm/state`: a ring lights the screen at once.
+    /// Follows `B/alarm/state` and `B/timers`: a ringing alarm or timer lights the screen at once.
     nonisolated func watchAlarms() {
+        let rings = Mutex((alarm: false, timer: false))
         hub.subscribe { [self] change in
-            guard case .state(let topic, let value) = change, topic == StateTopic.alarmState else { return }
-            let now = value.objectValue?["state"]?.stringValue == "ringing"
+            guard case .state(let topic, let value) = change else { return }
+            let now: Bool
+            switch topic {
+            case StateTopic.alarmState:
+                now = rings.withLock { rings in
+                    rings.alarm = value.objectValue?["state"]?.stringValue == "ringing"
+                    return rings.alarm || rings.timer
+                }
+            case StateTopic.timers:
+                now = rings.withLock { rings in
+                    guard case .array(let timers) = value else { return rings.alarm || rings.timer }
+                    rings.timer = timers.contains { $0.objectValue?["state"]?.stringValue == "ringing" }
+                    return rings.alarm || rings.timer
+                }
+            default:
+                return
+            }
             let changed = ringing.withLock { state in
                 defer { state = now }
                 return state != now

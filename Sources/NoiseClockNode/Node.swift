@@ -26,6 +26,8 @@ public struct Node: Sendable {
     /// The noise player; nil when the node runs without audio.
     public let noise: NoisePlayer?
     public let alarms: AlarmScheduler
+    /// The countdown timers (SPEC §10).
+    public let timers: TimerScheduler
     /// The screen: night or day, brightness, `B/display` (SPEC §9).
     public let display: DisplayController
     /// Home Assistant discovery; nil with `mqtt.discovery: false`.
@@ -51,11 +53,12 @@ public struct Node: Sendable {
         let time = NodeTime(clock: clock, settings: settings)
         self.time = time
         let stored = AlarmScheduler.load(from: store, logger: logger)
+        let storedTimers = TimerScheduler.load(from: store, logger: logger)
         status = StatusBoard(
             status: NodeStatus(
                 startedAt: clock.now(), audioDevice: configuration.audio.device, audio: { audio?.status },
                 batterySource: battery?.name ?? "none",
-                problems: storeProblems + [settings.loadProblem, stored.problem].compactMap { $0 }),
+                problems: storeProblems + [settings.loadProblem, stored.problem, storedTimers.problem].compactMap { $0 }),
             hub: hub, time: time)
         let arbiter = audio.map { AudioArbiter(output: $0, fadeFrames: AudioFormat.frames(milliseconds: configuration.audio.fadeMilliseconds)) }
         self.arbiter = arbiter
@@ -76,6 +79,11 @@ public struct Node: Sendable {
         alarms = AlarmScheduler(
             state: stored.state, store: store, hub: hub, time: time, noise: noise, library: sounds,
             alarms: configuration.alarms, logger: logger, alarmsPublished: homeAssistant.map(Self.alarmsHook))
+        let timers = TimerScheduler(
+            book: storedTimers.book, store: store, hub: hub, time: time, arbiter: arbiter, library: sounds,
+            ringTimeoutSeconds: configuration.timers.ringTimeoutSeconds, graceMinutes: configuration.alarms.missedGraceMinutes,
+            logger: logger)
+        self.timers = timers
         let display = DisplayController(
             hub: hub, time: time, screen: screen, sun: Self.sun(configuration.display, time: time), logger: logger)
         self.display = display
@@ -85,6 +93,8 @@ public struct Node: Sendable {
             SystemCommands(status: status, catalog: sounds.catalog),
             SettingsCommands(settings: settings, time: time, hub: hub, wakeUps: [clockWakeUp, display.wakeUp]),
             AlarmCommands(scheduler: alarms),
+            TimerCommands(timers: timers),
+            DismissCommands(alarms: alarms, timers: timers),
             DisplayCommands(display: display),
         ] + (noise.map { [NoiseCommands(player: $0)] } ?? []))
     }
@@ -135,6 +145,7 @@ public struct Node: Sendable {
                 transport: transport, status: status, logger: logger, notifier: notifier,
                 broker: "\(configuration.mqtt.host):\(configuration.mqtt.port)"),
             AlarmService(scheduler: alarms),
+            TimerService(scheduler: timers),
             DisplayService(display: display, clock: time.clock),
         ]
         if let battery {

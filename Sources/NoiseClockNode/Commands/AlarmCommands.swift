@@ -1,6 +1,6 @@
 import NoiseClockCore
 
-/// The alarm verbs (SPEC §2): `alarm/*`, `snooze` and `dismiss`.
+/// The alarm verbs (SPEC §2): `alarm/*` and `snooze` (`dismiss`, shared with the timers, is in `DismissCommands`).
 struct AlarmCommands: CommandGroup {
     static let idRequired = "the id of an alarm is required"
     let scheduler: AlarmScheduler
@@ -47,7 +47,6 @@ struct AlarmCommands: CommandGroup {
             try arguments.allowOnly(["minutes"])
             return try await scheduler.snooze(minutes: try arguments.int("minutes", in: 1...60))
         }
-        router.add("dismiss") { _ in try await scheduler.dismiss() }
     }
 
     /// `HH:MM`, or `HH:MM:SS` with seconds `00`.
