@@ -113,9 +113,15 @@ public struct TimerBook: Sendable, Hashable {
         }
         let timer = CountdownTimer(
             id: id, label: draft.label ?? label, sound: draft.sound ?? sound, durationSeconds: draft.seconds,
-            state: .running(endsAt: now.addingTimeInterval(Double(draft.seconds))))
+            state: .running(endsAt: Self.end(now, plus: Double(draft.seconds))))
         timers.append(timer)
         return timer
+    }
+
+    /// A timer ends on a whole second (rounded up, so never short): `ends_at` is then its exact
+    /// end, and a face counting down from it turns its seconds over in step with the node.
+    public static func end(_ now: Date, plus seconds: TimeInterval) -> Date {
+        Date(timeIntervalSince1970: (now.timeIntervalSince1970 + seconds).rounded(.up))
     }
 
     public mutating func pause(_ id: String, now: Date) throws(CommandError) -> CountdownTimer {
@@ -128,7 +134,7 @@ public struct TimerBook: Sendable, Hashable {
     public mutating func resume(_ id: String, now: Date) throws(CommandError) -> CountdownTimer {
         try change(id) { timer throws(CommandError) in
             guard case .paused(let remaining) = timer.state else { throw CommandError(.conflict, "timer \"\(id)\" is not paused", field: "id") }
-            timer.state = .running(endsAt: now.addingTimeInterval(remaining))
+            timer.state = .running(endsAt: Self.end(now, plus: remaining))
         }
     }
 
@@ -142,7 +148,7 @@ public struct TimerBook: Sendable, Hashable {
             switch timer.state {
             case .running(let endsAt): timer.state = .running(endsAt: endsAt.addingTimeInterval(Double(seconds)))
             case .paused(let remaining): timer.state = .paused(remaining: remaining + Double(seconds))
-            case .ringing: timer.state = .running(endsAt: now.addingTimeInterval(Double(seconds)))
+            case .ringing: timer.state = .running(endsAt: Self.end(now, plus: Double(seconds)))
             }
         }
     }

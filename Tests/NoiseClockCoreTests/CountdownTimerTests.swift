@@ -125,4 +125,19 @@ struct CountdownTimerTests {
             }
         }
     }
+
+    @Test("a timer started or resumed at a fraction of a second ends on the next whole second, never early", arguments: [0.0, 0.001, 0.4, 0.999])
+    func wholeSecondEnds(fraction: Double) throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000 + fraction)
+        var book = TimerBook()
+        let timer = try book.start(TimerDraft(seconds: 300), id: "t", label: "Timer", sound: "s", now: now)
+        guard case .running(let endsAt) = timer.state else { Issue.record("not running"); return }
+        #expect(endsAt.timeIntervalSince1970 == (1_800_000_300 + fraction).rounded(.up))
+        #expect(endsAt.timeIntervalSince(now) >= 300 && endsAt.timeIntervalSince(now) < 301)
+        _ = try book.pause("t", now: now.addingTimeInterval(10.25))
+        let resumed = try book.resume("t", now: now.addingTimeInterval(20))
+        guard case .running(let again) = resumed.state else { Issue.record("not running"); return }
+        #expect(again.timeIntervalSince1970 == again.timeIntervalSince1970.rounded())
+        #expect(again >= now.addingTimeInterval(20 + endsAt.timeIntervalSince(now) - 10.25))
+    }
 }
