@@ -15,10 +15,13 @@ public struct ClockSettings: Sendable, Hashable {
     public var publishSeconds: Bool
     /// The clock face's style (SPEC §9).
     public var face: FaceStyle
+    /// The defaults of a meditation session (SPEC §10).
+    public var meditation: MeditationSettings
 
     public init(
         timeFormat: TimeFormat = .twentyFourHour, showSeconds: Bool = false, timezone: String = "",
-        locale: String = "en_US", publishSeconds: Bool = false, face: FaceStyle = FaceStyle()
+        locale: String = "en_US", publishSeconds: Bool = false, face: FaceStyle = FaceStyle(),
+        meditation: MeditationSettings = MeditationSettings()
     ) {
         self.timeFormat = timeFormat
         self.showSeconds = showSeconds
@@ -26,6 +29,7 @@ public struct ClockSettings: Sendable, Hashable {
         self.locale = locale
         self.publishSeconds = publishSeconds
         self.face = face
+        self.meditation = meditation
     }
 
     public var json: JSONValue {
@@ -36,6 +40,7 @@ public struct ClockSettings: Sendable, Hashable {
             "locale": .string(locale),
             "publish_seconds": .bool(publishSeconds),
             "face": face.json,
+            "meditation": meditation.json,
         ]
     }
 
@@ -54,6 +59,7 @@ public struct ClockSettings: Sendable, Hashable {
         if let v = patch.publishSeconds { copy.publishSeconds = v }
         // Checked when the patch was made; a stored patch that no longer applies leaves the style.
         if let v = patch.face, let style = try? copy.face.applying(v) { copy.face = style }
+        if let v = patch.meditation, let meditation = try? copy.meditation.applying(v) { copy.meditation = meditation }
         return copy
     }
 }
@@ -67,10 +73,12 @@ public struct SettingsPatch: Sendable, Hashable {
     public var publishSeconds: Bool?
     /// A partial `settings.face` object, already checked against `FaceStyle.applying`.
     public var face: [String: JSONValue]?
+    /// A partial `settings.meditation` object, already checked against `MeditationSettings.applying`.
+    public var meditation: [String: JSONValue]?
 
     public init(
         timeFormat: TimeFormat? = nil, showSeconds: Bool? = nil, timezone: String? = nil, locale: String? = nil,
-        publishSeconds: Bool? = nil, face: [String: JSONValue]? = nil
+        publishSeconds: Bool? = nil, face: [String: JSONValue]? = nil, meditation: [String: JSONValue]? = nil
     ) {
         self.timeFormat = timeFormat
         self.showSeconds = showSeconds
@@ -78,9 +86,10 @@ public struct SettingsPatch: Sendable, Hashable {
         self.locale = locale
         self.publishSeconds = publishSeconds
         self.face = face
+        self.meditation = meditation
     }
 
-    public static let fields: Set<String> = ["time_format", "show_seconds", "timezone", "locale", "publish_seconds", "face"]
+    public static let fields: Set<String> = ["time_format", "show_seconds", "timezone", "locale", "publish_seconds", "face", "meditation"]
 
     public init(_ arguments: CommandArguments) throws(CommandError) {
         try arguments.allowOnly(Self.fields)
@@ -105,6 +114,11 @@ public struct SettingsPatch: Sendable, Hashable {
             _ = try FaceStyle().applying(members)
             face = members
         }
+        if let value = arguments.values["meditation"] {
+            guard let members = value.objectValue else { throw .invalidField("meditation", "must be a JSON object") }
+            _ = try MeditationSettings().applying(members)
+            meditation = members
+        }
     }
 
     public var isEmpty: Bool { self == SettingsPatch() }
@@ -115,7 +129,8 @@ public struct SettingsPatch: Sendable, Hashable {
             timeFormat: newer.timeFormat ?? timeFormat, showSeconds: newer.showSeconds ?? showSeconds,
             timezone: newer.timezone ?? timezone, locale: newer.locale ?? locale,
             publishSeconds: newer.publishSeconds ?? publishSeconds,
-            face: newer.face.map { FaceStyle.merge(face ?? [:], $0) } ?? face)
+            face: newer.face.map { FaceStyle.merge(face ?? [:], $0) } ?? face,
+            meditation: newer.meditation.map { (meditation ?? [:]).merging($0) { _, new in new } } ?? meditation)
     }
 
     public var json: JSONValue {
@@ -126,6 +141,7 @@ public struct SettingsPatch: Sendable, Hashable {
         if let locale { members["locale"] = .string(locale) }
         if let publishSeconds { members["publish_seconds"] = .bool(publishSeconds) }
         if let face { members["face"] = .object(face) }
+        if let meditation { members["meditation"] = .object(meditation) }
         return .object(members)
     }
 }

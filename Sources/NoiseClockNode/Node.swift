@@ -28,6 +28,8 @@ public struct Node: Sendable {
     public let alarms: AlarmScheduler
     /// The countdown timers (SPEC §10).
     public let timers: TimerScheduler
+    /// Meditation sessions and their history (SPEC §10).
+    public let meditation: MeditationSession
     /// The screen: night or day, brightness, `B/display` (SPEC §9).
     public let display: DisplayController
     /// Home Assistant discovery; nil with `mqtt.discovery: false`.
@@ -84,6 +86,10 @@ public struct Node: Sendable {
             ringTimeoutSeconds: configuration.timers.ringTimeoutSeconds, graceMinutes: configuration.alarms.missedGraceMinutes,
             logger: logger)
         self.timers = timers
+        let meditation = MeditationSession(
+            hub: hub, time: time, arbiter: arbiter, sounds: sounds, store: store,
+            fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
+        self.meditation = meditation
         let display = DisplayController(
             hub: hub, time: time, screen: screen, sun: Self.sun(configuration.display, time: time), logger: logger)
         self.display = display
@@ -91,11 +97,13 @@ public struct Node: Sendable {
         // a new group one line here.
         router = CommandRouter(groups: [
             SystemCommands(status: status, catalog: sounds.catalog),
-            SettingsCommands(settings: settings, time: time, hub: hub, wakeUps: [clockWakeUp, display.wakeUp]),
+            SettingsCommands(
+                settings: settings, time: time, hub: hub, wakeUps: [clockWakeUp, display.wakeUp, meditation.wakeUp], catalog: sounds.catalog),
             AlarmCommands(scheduler: alarms),
             TimerCommands(timers: timers),
             DismissCommands(alarms: alarms, timers: timers),
             DisplayCommands(display: display),
+            MeditationCommands(session: meditation),
         ] + (noise.map { [NoiseCommands(player: $0)] } ?? []))
     }
 
@@ -146,6 +154,7 @@ public struct Node: Sendable {
                 broker: "\(configuration.mqtt.host):\(configuration.mqtt.port)"),
             AlarmService(scheduler: alarms),
             TimerService(scheduler: timers),
+            MeditationService(session: meditation),
             DisplayService(display: display, clock: time.clock),
         ]
         if let battery {

@@ -9,10 +9,13 @@ struct SettingsCommands: CommandGroup {
     let time: NodeTime
     let hub: StateHub
     let wakeUps: [WakeUp]
+    /// `settings.meditation`'s sounds are resolved against it: no unknown sound is stored.
+    var catalog = SoundCatalog(sounds: [])
 
     func addCommands(to router: inout CommandRouter) {
         router.add("settings", shape: .object(bareValue: nil)) { arguments in
-            let patch = try SettingsPatch(arguments)
+            var patch = try SettingsPatch(arguments)
+            if let meditation = patch.meditation { patch.meditation = try MeditationSettings.resolvingSounds(meditation, in: catalog) }
             let before = settings.current
             let after = try settings.change(patch)
             if after != before {
