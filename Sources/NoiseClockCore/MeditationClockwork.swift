@@ -36,6 +36,9 @@ public struct MeditationTimer: Sendable, Hashable {
     /// 0: no interval gongs.
     public var interval: TimeInterval
     public var pauses: [Pause] = []
+    /// A gong this close to now is due: instants and session times are sums of floating-point
+    /// seconds, and a wake-up planned for a gong must find it due, not sleep again for nothing.
+    public static let tolerance: TimeInterval = 0.001
     /// How many gongs (of `gongs`, in order) have been handled.
     public var handled = 0
 
@@ -83,7 +86,7 @@ public struct MeditationTimer: Sendable, Hashable {
 
     public func phase(at now: Date) -> Phase {
         let time = sessionTime(at: now)
-        if time >= preparation + duration { return .completed }
+        if time + Self.tolerance >= preparation + duration { return .completed }
         if isPaused { return .paused }
         return time < preparation ? .preparing : .running
     }
@@ -146,6 +149,11 @@ public enum MeditationClockwork {
     public struct Due: Sendable, Hashable {
         public var gong: MeditationTimer.Gong
         public var at: Date
+
+        public init(gong: MeditationTimer.Gong, at: Date) {
+            self.gong = gong
+            self.at = at
+        }
     }
 
     public struct Step: Sendable, Hashable {
@@ -167,7 +175,7 @@ public enum MeditationClockwork {
         let time = next.sessionTime(at: now)
         var due: [Due] = []
         let gongs = next.gongs
-        while next.handled < gongs.count, gongs[next.handled].at <= time {
+        while next.handled < gongs.count, gongs[next.handled].at <= time + MeditationTimer.tolerance {
             due.append(Due(gong: gongs[next.handled].gong, at: next.reached(gongs[next.handled].at)))
             next.handled += 1
         }

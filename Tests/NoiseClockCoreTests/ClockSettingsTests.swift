@@ -32,7 +32,7 @@ struct ClockSettingsTests {
         let settings = ClockSettings(timeFormat: .twelveHour, showSeconds: true, timezone: "Europe/Berlin", locale: "de_DE", publishSeconds: true)
         #expect(settings.json == [
             "time_format": "12h", "show_seconds": true, "timezone": "Europe/Berlin", "locale": "de_DE", "publish_seconds": true,
-            "face": FaceStyle().json,
+            "face": FaceStyle().json, "meditation": MeditationSettings().json,
         ])
     }
 
