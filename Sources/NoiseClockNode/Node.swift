@@ -30,6 +30,8 @@ public struct Node: Sendable {
     public let timers: TimerScheduler
     /// The screen: night or day, brightness, `B/display` (SPEC §9).
     public let display: DisplayController
+    /// The guided meditations of `meditations.dir`, `B/meditations` (SPEC §10).
+    public let meditations: MeditationLibrary
     /// Home Assistant discovery; nil with `mqtt.discovery: false`.
     public let homeAssistant: HomeAssistantPublisher?
     /// Wakes the clock service after a settings change (the format or `publish_seconds` changed).
@@ -87,6 +89,8 @@ public struct Node: Sendable {
         let display = DisplayController(
             hub: hub, time: time, screen: screen, sun: Self.sun(configuration.display, time: time), logger: logger)
         self.display = display
+        let meditations = MeditationLibrary(directory: configuration.meditations.directory, store: store, hub: hub, logger: logger)
+        self.meditations = meditations
         // Every verb the node answers (SPEC §2), by feature: a new verb is an `add` in its group,
         // a new group one line here.
         router = CommandRouter(groups: [
@@ -96,6 +100,7 @@ public struct Node: Sendable {
             TimerCommands(timers: timers),
             DismissCommands(alarms: alarms, timers: timers),
             DisplayCommands(display: display),
+            MeditationLibraryCommands(library: meditations),
         ] + (noise.map { [NoiseCommands(player: $0)] } ?? []))
     }
 
@@ -147,6 +152,7 @@ public struct Node: Sendable {
             AlarmService(scheduler: alarms),
             TimerService(scheduler: timers),
             DisplayService(display: display, clock: time.clock),
+            MeditationLibraryService(library: meditations),
         ]
         if let battery {
             services.append(BatteryService(source: battery, hub: hub, time: time, lowThreshold: configuration.battery.lowThreshold))
