@@ -86,6 +86,7 @@ let fuzzVerbs: [(pattern: String, shape: CommandShape)] = [
     ("alarm/skip_next", .object(bareValue: "id")),
     ("alarm/unskip", .object(bareValue: "id")),
     ("alarm/{id}/enabled", .object(bareValue: "state")),
+    ("timer/start", .object(bareValue: "minutes")),
     ("snooze", .object(bareValue: "minutes")),
     ("dismiss", .none),
     ("noise/play", .object(bareValue: "sound")),
@@ -278,6 +279,20 @@ func fuzzHandle(_ pattern: String, _ args: CommandArguments) throws(CommandError
         fuzzCheckAlarm(alarm, in: book, pattern)
         return .string(alarm.id)
 
+    case "timer/start":
+        // A draft that decodes is a timer of 1 s to 24 h; a full book refuses it unchanged.
+        let draft = try TimerDraft(args)
+        fuzzRequire(CountdownTimer.durations.contains(draft.seconds), "timer of \(draft.seconds) s")
+        var book = TimerBook()
+        let timer = try book.start(draft, id: "t1", label: "Timer", sound: "timer-chime", now: fuzzNow)
+        fuzzRequire(timer.remaining(at: fuzzNow) >= Double(draft.seconds), "timer ends early")
+        fuzzRequire(timer.label == (draft.label ?? "Timer") && !timer.label.isEmpty, "timer label")
+        var full = TimerBook()
+        for n in 0..<CountdownTimer.maximumCount { _ = try full.start(TimerDraft(seconds: 60), id: "f\(n)", label: "T", sound: "s", now: fuzzNow) }
+        let before = full
+        fuzzRequire((try? full.start(draft, id: "t1", label: "Timer", sound: "s", now: fuzzNow)) == nil && full == before, "21st timer")
+        return .number(Double(draft.seconds))
+
     case "snooze":
         try args.allowOnly(["minutes"])
         return try fuzzInt(args, "minutes", in: 1...60)
@@ -315,6 +330,7 @@ func fuzzFields(_ pattern: String) -> Set<String> {
     case "alarm/add": ["time", "payload"]
     case "alarm/{id}/enabled": ["id", "state", "payload"]
     case "snooze", "noise/sleep": ["minutes", "payload"]
+    case "timer/start": ["minutes", "seconds", "label", "sound", "payload"]
     case "noise/play", "noise/add", "noise/remove", "noise/preview": ["sound", "payload"]
     case "noise/power": ["state", "payload"]
     case "noise/volume": ["volume", "payload"]

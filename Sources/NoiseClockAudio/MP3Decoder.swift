@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CMpg123
 import FoundationEssentials
 
@@ -46,6 +49,23 @@ public final class MP3Decoder {
     public var frameCount: Int { Int(mpg123_length(handle)) }
 
     public var duration: Double { Double(frameCount) / Double(AudioFormat.sampleRate) }
+
+    /// The length in frames at the engine's rate (the same as `frameCount`), the unit of `seek(toFrame:)`.
+    public var lengthFrames: Int { frameCount }
+
+    /// Moves the next `read` to frame `frame` (clamped to the file), through libmpg123's frame
+    /// index (exact: the stream was scanned at open). Returns the frame reached. The decoder's
+    /// overlap state is not reset, so the first frame after a seek may carry a trace of the old
+    /// position: fine for a jump in a long recording, not for a sample-exact loop (see `rewind`).
+    @discardableResult
+    public func seek(toFrame frame: Int) throws(AudioError) -> Int {
+        let target = max(0, min(frame, frameCount))
+        let reached = mpg123_seek(handle, off_t(target), SEEK_SET)
+        guard reached >= 0 else {
+            throw AudioError(subject: path, reason: "cannot seek: \(String(cString: mpg123_strerror(handle)))")
+        }
+        return Int(reached)
+    }
 
     /// Decodes up to `buffer.count / 2` frames; returns how many. 0 means the end of the file.
     public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws(AudioError) -> Int {

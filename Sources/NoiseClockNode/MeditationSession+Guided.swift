@@ -26,8 +26,26 @@ public struct GuidedTrack: Sendable, Hashable {
 /// A file played once, which can be paused and sought; touched only under the engine's lock
 /// (inside `AudioArbiter.update`).
 public protocol GuidedSource: SampleSource {
-    var paused: Bool { get set }
+    var isPaused: Bool { get set }
     func seek(toFrame frame: Int) throws(AudioError)
+}
+
+extension PlayOnceSource: GuidedSource {}
+
+/// The library of `meditations.dir` (SPEC §10) plays its entries through `PlayOnceSource`.
+extension MeditationLibrary: GuidedLibrary {
+    public func track(_ id: String) throws(CommandError) -> GuidedTrack {
+        let item = try item(id)
+        return GuidedTrack(id: item.id, name: item.name, teacher: item.teacher, path: item.path, durationSeconds: item.durationSeconds)
+    }
+
+    public nonisolated func source(for track: GuidedTrack) throws(CommandError) -> any GuidedSource {
+        do {
+            return PlayOnceSource(decoder: try MP3Decoder(path: track.path))
+        } catch {
+            throw CommandError(.unavailable, "\"\(track.name)\" cannot be played: \(error)", field: "id")
+        }
+    }
 }
 
 /// What guided playback needs of the library of guided meditations.
@@ -187,7 +205,7 @@ extension MeditationSession {
             play.since = nil
         }
         let source = play.source
-        arbiter?.update(.meditation) { _ in source.paused = !plays }
+        arbiter?.update(.meditation) { _ in source.isPaused = !plays }
         session = .guided(play)
         wakeUp.wake()
     }

@@ -32,6 +32,8 @@ public struct Node: Sendable {
     public let meditation: MeditationSession
     /// The screen: night or day, brightness, `B/display` (SPEC §9).
     public let display: DisplayController
+    /// The guided meditations of `meditations.dir`, `B/meditations` (SPEC §10).
+    public let meditations: MeditationLibrary
     /// Home Assistant discovery; nil with `mqtt.discovery: false`.
     public let homeAssistant: HomeAssistantPublisher?
     /// Wakes the clock service after a settings change (the format or `publish_seconds` changed).
@@ -86,13 +88,15 @@ public struct Node: Sendable {
             ringTimeoutSeconds: configuration.timers.ringTimeoutSeconds, graceMinutes: configuration.alarms.missedGraceMinutes,
             logger: logger)
         self.timers = timers
-        let meditation = MeditationSession(
-            hub: hub, time: time, arbiter: arbiter, sounds: sounds, store: store,
-            fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
-        self.meditation = meditation
         let display = DisplayController(
             hub: hub, time: time, screen: screen, sun: Self.sun(configuration.display, time: time), logger: logger)
         self.display = display
+        let meditations = MeditationLibrary(directory: configuration.meditations.directory, store: store, hub: hub, logger: logger)
+        self.meditations = meditations
+        let meditation = MeditationSession(
+            hub: hub, time: time, arbiter: arbiter, sounds: sounds, guided: meditations, store: store,
+            fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
+        self.meditation = meditation
         // Every verb the node answers (SPEC §2), by feature: a new verb is an `add` in its group,
         // a new group one line here.
         router = CommandRouter(groups: [
@@ -103,6 +107,7 @@ public struct Node: Sendable {
             TimerCommands(timers: timers),
             DismissCommands(alarms: alarms, timers: timers),
             DisplayCommands(display: display),
+            MeditationLibraryCommands(library: meditations),
             MeditationCommands(session: meditation),
         ] + (noise.map { [NoiseCommands(player: $0)] } ?? []))
     }
@@ -156,6 +161,7 @@ public struct Node: Sendable {
             TimerService(scheduler: timers),
             MeditationService(session: meditation),
             DisplayService(display: display, clock: time.clock),
+            MeditationLibraryService(library: meditations),
         ]
         if let battery {
             services.append(BatteryService(source: battery, hub: hub, time: time, lowThreshold: configuration.battery.lowThreshold))

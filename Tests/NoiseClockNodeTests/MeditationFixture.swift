@@ -48,7 +48,7 @@ let idleMeditation: JSONValue = [
 /// A guided meditation's audio in tests: a tone, paused and sought as the session says.
 final class FakeGuidedSource: GuidedSource, @unchecked Sendable {
     // Touched only under the engine's lock, as the real source is; Sendable only so a test can read it.
-    var paused = false
+    var isPaused = false
     var seeks: [Int] = []
 
     func seek(toFrame frame: Int) throws(AudioError) {
@@ -56,7 +56,7 @@ final class FakeGuidedSource: GuidedSource, @unchecked Sendable {
     }
 
     func render(into buffer: UnsafeMutableBufferPointer<Int16>) -> Int {
-        for index in buffer.indices { buffer[index] = paused ? 0 : 1000 }
+        for index in buffer.indices { buffer[index] = isPaused ? 0 : 1000 }
         return buffer.count / AudioFormat.channels
     }
 }

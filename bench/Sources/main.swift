@@ -29,7 +29,7 @@ let manyRounds = option("--many-rounds", default: 20)
 let wakeSeconds = option("--wake-seconds", default: 300)
 /// `--only LIST`: run only these rows (comma-separated names from `benchRows`), e.g. `--only wake-ups`;
 /// the broker and the first node always start, and the 10 alarms are always added.
-let benchRows = ["round-trip", "idle", "wake-ups", "burst", "start-up", "alarms", "many-nodes", "noise", "face"]
+let benchRows = ["round-trip", "idle", "wake-ups", "burst", "start-up", "alarms", "sessions", "many-nodes", "noise", "face"]
 let onlyRows: Set<String>? = arguments.firstIndex(of: "--only").map { index in
     guard index + 1 < arguments.count else { return [] }
     return Set(arguments[index + 1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
@@ -529,6 +529,10 @@ if runs("alarms") && alarmNodes > 0 && alarmMinutes > 0 {
         baseline: "—", target: "p99 ≤ 50 ms", met: lateness.count == added && added >= 20 && p99 <= 50))
     progress("alarm accuracy done")
 }
+
+// MARK: Timers and meditation gongs (SessionBench.swift)
+
+if runs("sessions") && sessionNodes > 0 { rows += try await sessionRows(brokerPort: broker.port) }
 
 // MARK: Many nodes: one command on `<base>/all/cmd/dismiss`, answered by every node on its `B/response/dismiss`.
 
