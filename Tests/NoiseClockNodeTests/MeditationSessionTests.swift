@@ -169,7 +169,7 @@ struct MeditationSessionTests {
             ("meditation/start", #"{"background":"digital-alarm"}"#, .notFound, "background"),
             ("meditation/start", #"{"gong":"white-noise"}"#, .notFound, "gong"),
             ("meditation/start", #"{"volume":101}"#, .invalidField, "volume"), ("meditation/start", #"{"length":5}"#, .invalidField, "length"),
-            ("meditation/play", "", .invalidField, "id"), ("meditation/play", "body-scan", .unavailable, nil),
+            ("meditation/play", "", .invalidField, "id"), ("meditation/play", "body-scan", .notFound, "id"),
             ("meditation/pause", "{\"x\":1}", .invalidField, "x"), ("meditation/seek", "\"soon\"", .invalidField, "position_s"),
         ] as [(String, String, CommandError.Code, String?)])
     func refusedWhenIdle(verb: String, payload: String, code: CommandError.Code, field: String?) async throws {
