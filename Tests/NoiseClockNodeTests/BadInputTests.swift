@@ -83,6 +83,8 @@ struct BadInputTests {
             ("settings", #"{"face":{"theme":"blue"}}"#, "face.theme"), ("settings", #"{"face":{"night":{"start":"dusk"}}}"#, "face.night.start"),
             ("display/brightness", "101", "brightness"), ("display/brightness", #"{"brightness":"dim"}"#, "brightness"),
             ("display/power", "SIDEWAYS", "state"),
+            ("meditation/start", "0", "minutes"), ("meditation/start", #"{"interval_min":4}"#, "interval_min"),
+            ("meditation/seek", #"{"position_s":"later"}"#, "position_s"), ("settings", #"{"meditation":{"volume":101}}"#, "meditation.volume"),
         ]
         for (verb, payload, field) in cases {
             await expectRejected(f, verb, Array(payload.utf8), code: .invalidField, field: field)
