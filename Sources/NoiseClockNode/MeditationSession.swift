@@ -213,7 +213,10 @@ public actor MeditationSession {
                 record(.timed(timed), meditated: timed.timer.duration, completed: true)
                 logger.info("meditation completed", metadata: ["minutes": "\(timed.plan.minutes)"])
             }
-            if sounded { strike(timed.plan.gong, volume: timed.plan.volume, ringOut: due.gong == .completion) }
+            if sounded {
+                strike(timed.plan.gong, volume: timed.plan.volume, ringOut: due.gong == .completion)
+                logger.debug("gong", metadata: ["gong": "\(due.gong)", "late_ms": "\(Int((now.timeIntervalSince(due.at) * 1000).rounded()))"])
+            }
         }
         // Complete: the output goes back at once, or once the completion gong has rung out.
         if step.phase == .completed, releaseAt == nil { arbiter?.claim(.meditation, false) }
