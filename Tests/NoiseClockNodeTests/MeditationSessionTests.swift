@@ -218,3 +218,37 @@ struct MeditationSessionTests {
 extension AlarmFixture {
     var settingsMeditation: MeditationSettings? { node.settings.current.meditation }
 }
+
+@Suite("Meditation sessions in time: the service's wake-ups and the wall clock set back")
+struct MeditationTimeTests {
+    @Test("MeditationService, woken by the start verb, sleeps until the start gong and strikes it on its instant")
+    func service() async throws {
+        let f = try await AlarmFixture()
+        let service = Task { await MeditationService(session: f.node.meditation).run() }
+        defer { service.cancel() }
+        try await Task.sleep(for: .milliseconds(50))
+        try await f.ok("meditation/start", #"{"minutes":1,"preparation_s":3}"#)
+        for _ in 0..<6 {
+            try await Task.sleep(for: .milliseconds(20))
+            await f.clock.advance(by: .milliseconds(500))
+        }
+        #expect(await eventually { f.events("meditation_started").count == 1 })
+        #expect(f.events("meditation_started").first?["at"] == f.iso(3))
+        #expect(await eventually { f.gongInputs == ["meditation:gong:1"] })
+    }
+
+    @Test("the wall clock set back moves the session back with it: it keeps its elapsed time and nothing is struck twice")
+    func clockSetBack() async throws {
+        let f = try await AlarmFixture()
+        try await f.ok("meditation/start", #"{"minutes":5,"preparation_s":0,"interval_min":3}"#)
+        await f.pass(60)
+        f.offset.jump(by: -600)
+        let wake = await f.node.meditation.advance()
+        #expect(f.meditation?["elapsed_s"] == 60)
+        #expect(wake == AlarmFixture.start.addingTimeInterval(180 - 600))
+        #expect(f.meditation?["next_gong_at"] == f.iso(180 - 600))
+        await f.pass(120)
+        #expect(f.events("meditation_interval").map { $0["at"] } == [f.iso(180 - 600)])
+        #expect(f.events("meditation_started").count == 1 && f.gongInputs.count == 2)
+    }
+}
