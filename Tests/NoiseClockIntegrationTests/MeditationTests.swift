@@ -135,7 +135,7 @@ struct MeditationTests {
             let done = try #require(await Self.state(client, node.topics, "completed"))
             #expect(done["position_s"] == 3)
             let stats = await client.waitFor(node.topics.state(StateTopic.meditationStats)) { (try? JSONValue.parse($0.payload)["sessions"]) == 1 }
-            #expect(stats != nil, "the guided session is in the history")
+            #expect(stats != nil, "the guided session is in the history: \(client.messages(on: node.topics.state(StateTopic.meditationStats)).map(\.text))")
             #expect(await eventually(timeout: .seconds(5)) { samples(sink).count > 44_100 * 2 * 2 })
             #expect(rms(samples(sink), from: 0.5, to: 2.5) > 1_000, "the recording is heard")
             process.signal(SIGTERM)
