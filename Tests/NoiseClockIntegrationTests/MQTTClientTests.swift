@@ -234,11 +234,13 @@ struct MQTTClientTests {
             let events = log.all
             let connected = try #require(events.first { $0.event == .connected })
             let lost = try #require(events.first { if case .disconnected = $0.event { true } else { false } })
-            // The ping at 5.5 s, given up 5.5 s later. Timed from the broker's record of the ping
-            // (the events are seen late on a loaded machine, never early; the bound above is loose).
+            // The ping at 5.5 s, given up 5.5 s later. Timed from the broker's record of the ping,
+            // which a loaded machine can make late (the scripted broker is a thread of this test
+            // process), and the event, which it can see late: the bounds are loose both ways, and
+            // the lower one still tells a client that gives up at the ping from one that waits.
             let ping = try #require(broker.packets(12).first)
             let lostAfterPing = seconds(lost.at - ping.at)
-            #expect(lostAfterPing >= 5.25 && lostAfterPing <= 15.0, "lost \(lostAfterPing) s after the ping")
+            #expect(lostAfterPing >= 3.0 && lostAfterPing <= 15.0, "lost \(lostAfterPing) s after the ping")
             #expect(lost.at > connected.at)
         }
         let connects = broker.packets(1)
