@@ -3,17 +3,19 @@
 
     apt-get install fonts-inter fonts-jetbrains-mono fonts-comfortaa fonts-ebgaramond
     pip install fonttools brotli
-    python3 make-fonts.py            # writes the .woff2 files beside this script
+    python3 scripts/make-fonts.py    # writes the .woff2 files into Resources/face/fonts
 
 Clock faces: digits, colon and AM/PM only, lining tabular figures frozen into the cmap. UI face:
 ASCII, German and typographic extras. Renamed "NoiseClock ..." (OFL Reserved Font Names).
+Weights that look nearly like a neighbour are left out to keep the face under 200 KB (SPEC §9);
+face.css gives each file a weight range, so every weight 100-900 still finds the nearest one.
 """
 import os
 import re
 from fontTools.ttLib import TTFont
 from fontTools import subset
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Resources", "face", "fonts")
 INTER = "/usr/share/fonts/opentype/inter/"
 MONO = "/usr/share/fonts/truetype/jetbrains-mono/"
 WEIGHTS = {100: "Thin", 200: "ExtraLight", 300: "Light", 400: "Regular", 500: "Medium",
@@ -24,9 +26,10 @@ UI_UNICODES = ("U+0020-007E,U+00A0,U+00A7,U+00A9,U+00AB,U+00B0,U+00B7,U+00BB,U+0
                "U+00DF,U+00E0-00E2,U+00E4,U+00E7-00EB,U+00EE-00EF,U+00F1,U+00F4,U+00F6,U+00F9,U+00FB-00FC,"
                "U+1E9E,U+2009,U+2013-2014,U+2018-201A,U+201C-201E,U+2022,U+2026,U+202F,U+20AC,U+2212")
 
-JOBS = [(f"{INTER}InterDisplay-{n}.otf", f"clock-sans-{w}.woff2", "NoiseClock Clock Sans") for w, n in WEIGHTS.items()]
+JOBS = [(f"{INTER}InterDisplay-{n}.otf", f"clock-sans-{w}.woff2", "NoiseClock Clock Sans")
+        for w, n in WEIGHTS.items() if w in (100, 300, 400, 500, 700, 900)]
 JOBS += [(f"{MONO}JetBrainsMono-{n}.ttf", f"clock-mono-{w}.woff2", "NoiseClock Clock Mono")
-         for w, n in WEIGHTS.items() if w in (100, 300, 400, 500, 700)]
+         for w, n in WEIGHTS.items() if w in (100, 300, 400, 700)]
 JOBS += [(f"/usr/share/fonts/truetype/comfortaa/Comfortaa-{n}.ttf", f"clock-rounded-{w}.woff2", "NoiseClock Clock Rounded")
          for w, n in {300: "Light", 400: "Regular", 700: "Bold"}.items()]
 JOBS += [(f"/usr/share/fonts/opentype/ebgaramond/EBGaramond12-{n}.otf", f"clock-serif-{w}.woff2", "NoiseClock Clock Serif")
