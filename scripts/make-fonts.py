@@ -27,11 +27,11 @@ UI_UNICODES = ("U+0020-007E,U+00A0,U+00A7,U+00A9,U+00AB,U+00B0,U+00B7,U+00BB,U+0
                "U+1E9E,U+2009,U+2013-2014,U+2018-201A,U+201C-201E,U+2022,U+2026,U+202F,U+20AC,U+2212")
 
 JOBS = [(f"{INTER}InterDisplay-{n}.otf", f"clock-sans-{w}.woff2", "NoiseClock Clock Sans")
-        for w, n in WEIGHTS.items() if w in (100, 300, 400, 500, 700, 900)]
+        for w, n in WEIGHTS.items() if w in (100, 300, 400, 700, 900)]
 JOBS += [(f"{MONO}JetBrainsMono-{n}.ttf", f"clock-mono-{w}.woff2", "NoiseClock Clock Mono")
-         for w, n in WEIGHTS.items() if w in (100, 300, 400, 700)]
+         for w, n in WEIGHTS.items() if w in (100, 400, 700)]
 JOBS += [(f"/usr/share/fonts/truetype/comfortaa/Comfortaa-{n}.ttf", f"clock-rounded-{w}.woff2", "NoiseClock Clock Rounded")
-         for w, n in {300: "Light", 400: "Regular", 700: "Bold"}.items()]
+         for w, n in {300: "Light", 700: "Bold"}.items()]
 JOBS += [(f"/usr/share/fonts/opentype/ebgaramond/EBGaramond12-{n}.otf", f"clock-serif-{w}.woff2", "NoiseClock Clock Serif")
          for w, n in {400: "Regular", 700: "Bold"}.items()]
 JOBS += [(f"{INTER}Inter-{n}.otf", f"ui-{w}.woff2", "NoiseClock UI") for w, n in {400: "Regular", 600: "SemiBold"}.items()]
@@ -81,7 +81,8 @@ def build(source, target, family, clock):
     options.hinting = False
     options.desubroutinize = True
     options.name_IDs = [0, 1, 2, 3, 4, 5, 6, 16, 17]  # the licence text is in OFL.txt beside
-    options.layout_features = [] if clock else ["kern", "tnum"]
+    # No kerning in the UI face: its GPOS table was a fifth of the file.
+    options.layout_features = [] if clock else ["tnum"]
     subsetter = subset.Subsetter(options)
     if clock:
         subsetter.populate(text=CLOCK_TEXT)
