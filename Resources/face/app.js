@@ -137,7 +137,7 @@ function renderAll(topics) {
   renderWake();
 }
 
-// ------------------------------------------------------------------ a dark screen wakes on touch
+// --- a dark screen wakes on touch
 
 function screenDark() {
   const d = store.state.display;
@@ -155,7 +155,7 @@ $("#wake").addEventListener("pointerdown", (e) => {
   command("display/wake");
 });
 
-// ------------------------------------------------------------------ input
+// --- input
 
 faceEl.addEventListener("click", () => {
   if (panelOpen()) closePanel();
@@ -189,7 +189,7 @@ document.addEventListener("visibilitychange", () => {
   }
 });
 
-// ------------------------------------------------------------------ start
+// --- start
 
 document.title = t("app.title");
 initOverlays();

@@ -58,7 +58,7 @@ export class MeditationPanel {
     this.ctx.scrollTop();
   }
 
-  // ---------------------------------------------------------------- a timed session
+  // --- a timed session
 
   mountSession() {
     const s = settings();
@@ -112,7 +112,7 @@ export class MeditationPanel {
     if (focused) this.body.querySelector(`[data-key="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
   }
 
-  // ---------------------------------------------------------------- guided meditations
+  // --- guided meditations
 
   mountLibrary() {
     this.library = h("div");

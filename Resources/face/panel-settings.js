@@ -10,7 +10,7 @@ import { parts, formatInstant } from "./nodetime.js";
 import { toggle, setToggle, segmented, setSegmented, slider, field, section, timePicker } from "./widgets.js";
 import { errorText } from "./panel-noise.js";
 
-// ---------------------------------------------------------------- live preview of settings.face
+// --- live preview of settings.face
 
 let pending = null;
 let sendTimer = 0;
@@ -60,7 +60,7 @@ subscribe((topics) => {
   if (!inflight && !pending) settle();
 });
 
-// ---------------------------------------------------------------- the panel
+// --- the panel
 
 const THEMES = ["night", "day", "red", "custom"];
 const FONTS = ["sans", "serif", "mono", "rounded"];

@@ -20,7 +20,7 @@ export class TimersPanel {
       onclick: () => this.start({ minutes: m }) }, h("strong", { text: String(m) }), t("timers.min")));
     this.min = stepper(t("timers.minutes"), { value: 20, max: 1440 });
     this.sec = stepper(t("timers.seconds"), { max: 59, page: 15, format: (v) => String(v).padStart(2, "0") });
-    const part = (s, unit) => h("div", { class: "custom-part" }, s, h("span", { class: "unit", text: unit }));
+    const part = (s, unit) => h("div", { class: "custom-part" }, s, unit);
     this.list = h("div");
     this.running = section(t("timers.running"), this.list);
     body.append(
@@ -76,7 +76,7 @@ export class TimersPanel {
     const state = x.state === "running" ? "" : " · " + t("timers." + x.state);
     return h("div", { class: "timer-row " + x.state, dataset: { id: x.id } },
       h("div", { class: "timer-info" }, h("span", { class: "timer-time", role: "timer", "aria-label": t("timers.left.label", { label }) }),
-        h("span", { class: "timer-label", text: label + state })),
+        label + state),
       buttons);
   }
 }

@@ -133,7 +133,7 @@ export function updateRingTime() {
   setText($("#ring-time"), formatHM(p.hour, p.minute, clockSettings().timeFormat));
 }
 
-// ------------------------------------------------------------------ finished timers
+// --- finished timers
 
 let timerKey = "";
 

@@ -193,59 +193,35 @@ export function timePicker(label, value, format, onChange) {
   return root;
 }
 
-/**
- * A number with − and + (held to repeat), as a spin button (arrows, Page Up/Down, typed digits).
- * `format(v)` gives the visible text; `onChange(v)` runs on every change. Returns the group, with
- * `.set(v)` and `.value`.
- */
-export function stepper(label, { value = 0, min = 0, max = 100, step = 1, page = 10, format = String, onChange }) {
+/** A number with − and + (held to repeat) around a spin button (arrows, Page Up/Down); `.value`, `.set(v)`. */
+export function stepper(label, { value = 0, min = 0, max = 100, page = 10, format = String, onChange }) {
   let v = value;
-  let typed = "";
-  const out = h("div", { class: "spin-value", role: "spinbutton", tabindex: "0", "aria-label": label,
-    "aria-valuemin": String(min), "aria-valuemax": String(max) });
-  const paint = () => {
-    out.textContent = format(v);
-    out.setAttribute("aria-valuenow", String(v));
-    out.setAttribute("aria-valuetext", format(v));
-  };
+  const out = h("div", { class: "spin-value", role: "spinbutton", tabindex: "0", "aria-label": label, "aria-valuemin": min, "aria-valuemax": max });
   const set = (n, notify = true) => {
-    n = Math.max(min, Math.min(max, n));
-    if (n === v) return;
-    v = n;
-    paint();
+    v = Math.max(min, Math.min(max, n));
+    out.textContent = format(v);
+    out.setAttribute("aria-valuenow", v);
+    out.setAttribute("aria-valuetext", format(v));
     if (notify) onChange?.(v);
   };
-  const hold = (button, d) => {
+  const hold = (name, d) => {
+    const b = iconButton(name, t(d > 0 ? "stepper.more" : "stepper.less", { name: label }));
     let timer = 0;
-    const stop = () => clearTimeout(timer);
     const run = (delay) => {
       set(v + d);
       timer = setTimeout(() => run(Math.max(50, delay * 0.8)), delay);
     };
-    button.addEventListener("pointerdown", (e) => {
-      if (e.button !== 0) return;
-      e.preventDefault();
-      run(450);
-    });
-    for (const type of ["pointerup", "pointerleave", "pointercancel"]) button.addEventListener(type, stop);
-    button.addEventListener("click", (e) => e.detail === 0 && set(v + d)); // keyboard
-    return button;
+    b.onpointerdown = (e) => e.button === 0 && run(450);
+    b.onpointerup = b.onpointerleave = b.onpointercancel = () => clearTimeout(timer);
+    b.onclick = (e) => e.detail === 0 && set(v + d); // keyboard
+    return b;
   };
-  out.addEventListener("keydown", (e) => {
-    const moves = { ArrowUp: step, ArrowRight: step, ArrowDown: -step, ArrowLeft: -step, PageUp: page, PageDown: -page };
-    if (e.key in moves) {
-      e.preventDefault();
-      set(v + moves[e.key]);
-    } else if (/^\d$/.test(e.key)) {
-      typed = (typed + e.key).slice(-String(max).length);
-      if (Number(typed) <= max) set(Number(typed));
-    }
-  });
-  out.addEventListener("blur", () => (typed = ""));
-  const group = h("div", { class: "stepper", role: "group", "aria-label": label },
-    hold(iconButton("minus", t("stepper.less", { name: label })), -step), out,
-    hold(iconButton("plus", t("stepper.more", { name: label })), step));
-  paint();
+  out.onkeydown = (e) => {
+    const d = { ArrowUp: 1, ArrowDown: -1, PageUp: page, PageDown: -page }[e.key];
+    if (d) set(v + d);
+  };
+  const group = h("div", { class: "stepper", role: "group", "aria-label": label }, hold("minus", -1), out, hold("plus", 1));
+  set(v, false);
   group.set = (n) => set(n, false);
   Object.defineProperty(group, "value", { get: () => v });
   return group;
