@@ -24,7 +24,9 @@ export function timers() {
 /** Seconds left: counting while the timer runs, frozen while paused, 0 while it rings. */
 export function timerLeft(x) {
   if (x.state === "ringing") return 0;
-  return (x.state === "running" ? secondsUntil(x.ends_at) : null) ?? (Number(x.remaining_s) || 0);
+  // A run ends on a whole second, up to 1 s after its duration: the count starts at the duration.
+  const left = (x.state === "running" ? secondsUntil(x.ends_at) : null) ?? (Number(x.remaining_s) || 0);
+  return Math.min(left, Number(x.duration_s) || left);
 }
 
 /** Ringing, then running (the nearest end first), then paused. */

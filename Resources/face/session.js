@@ -119,6 +119,5 @@ export function renderSession() {
     setText(next, list[index]);
     for (const p of affs) setClass(p, "on", p === next);
   }
-  if (appeared) $(done ? "#s-done" : "#s-pause").focus({ preventScroll: true });
   return appeared;
 }
