@@ -3,10 +3,11 @@ import NoiseClockCore
 import NoiseClockMQTT
 import Synchronization
 
-/// Publishes Home Assistant's discovery payload (SPEC §6): whenever the alarms change (one switch
-/// per alarm, a deleted alarm's switch sent once as `{"p":"switch"}` so Home Assistant removes it),
-/// and again with every retained state when Home Assistant announces itself (`online` on
-/// `<discovery_prefix>/status`). Not made at all with `mqtt.discovery: false`.
+/// Publishes Home Assistant's discovery payload (SPEC §6): whenever the alarms change (a switch
+/// and a time entity per alarm; a deleted alarm's two sent once as their platform alone,
+/// `{"p":"switch"}` and `{"p":"text"}`, so Home Assistant removes them), and again with every
+/// retained state when Home Assistant announces itself (`online` on `<discovery_prefix>/status`).
+/// Not made at all with `mqtt.discovery: false`.
 public final class HomeAssistantPublisher: Sendable {
     public let discovery: HomeAssistantDiscovery
     let transport: any MQTTTransport
@@ -20,7 +21,8 @@ public final class HomeAssistantPublisher: Sendable {
         self.logger = logger
     }
 
-    /// The alarms are as given now: publishes the payload when the switches it holds change.
+    /// The alarms are as given now: publishes the payload when the alarms it holds (ids and
+    /// labels, the entities' names) change; a changed time only changes `B/alarms`.
     public func alarmsChanged(_ alarms: [Alarm]) {
         let entries = alarms.map { HomeAssistantDiscovery.AlarmEntry(id: $0.id, label: $0.label) }
         let payload = published.withLock { last -> JSONValue? in

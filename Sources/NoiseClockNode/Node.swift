@@ -76,7 +76,7 @@ public struct Node: Sendable {
                 discovery: HomeAssistantDiscovery(
                     topics: configuration.topics, prefix: configuration.mqtt.discoveryPrefix, deviceName: configuration.node.name,
                     version: NodeStatus.version, noiseSounds: sounds.catalog.sounds(of: .noise).map { ($0.id, $0.name) },
-                    screen: screen != nil),
+                    screen: screen != nil, alarmTimeEntity: configuration.homeAssistant.alarmTimeEntity),
                 transport: transport, logger: logger)
             : nil
         self.homeAssistant = homeAssistant

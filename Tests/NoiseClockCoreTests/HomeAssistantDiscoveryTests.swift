@@ -41,6 +41,9 @@ struct HomeAssistantDiscoveryTests {
             "battery": "sensor", "charging": "binary_sensor", "next_alarm": "sensor", "alarm_state": "sensor",
             "ringing": "binary_sensor", "snooze": "button", "dismiss": "button", "noise": "switch", "noise_sound": "select",
             "noise_volume": "number", "sleep_timer": "number", "alarm_event": "event", "alarm_a1b2c3d4": "switch",
+            "alarm_a1b2c3d4_text": "text", "start_meditation": "button", "meditation_minutes": "number",
+            "meditation_interval": "select", "meditation": "sensor", "meditation_ends": "sensor", "next_timer": "sensor",
+            "cancel_timers": "button",
         ]
         for (key, platform) in expected {
             #expect(try component(key)["p"] == .string(platform), "\(key)")
@@ -92,7 +95,7 @@ struct HomeAssistantDiscoveryTests {
                 #expect(members["value_template"]?.stringValue != nil, "\(key)")
             case "button":
                 #expect(members["command_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/cmd/") == true, "\(key)")
-            case "switch", "select", "number":
+            case "switch", "select", "number", "text":
                 #expect(members["command_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/cmd/") == true, "\(key)")
                 #expect(members["state_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/") == true, "\(key)")
             default:
@@ -131,11 +134,21 @@ struct HomeAssistantDiscoveryTests {
         #expect(try component("snooze")["entity_category"] == nil, "snooze belongs on the dashboard")
     }
 
-    @Test("the event entity lists the alarm events of SPEC §2")
+    @Test("the event entity lists the alarm events of SPEC §2 and the timer and meditation events of §10, under its first unique id")
     func eventEntity() throws {
-        #expect(try component("alarm_event")["event_types"] == [
+        let event = try component("alarm_event")
+        #expect(event["event_types"] == [
             "alarm_upcoming", "alarm_ringing", "alarm_snoozed", "alarm_dismissed", "alarm_auto_silenced", "alarm_missed",
+            "timer_finished", "timer_dismissed", "timer_missed",
+            "meditation_started", "meditation_interval", "meditation_completed", "meditation_stopped",
         ])
+        #expect(event["unique_id"] == "noiseclock_bedroom_alarm_event")
+        #expect(event["name"] == "Event")
+        // Only these events pass the template (others render empty, which Home Assistant ignores).
+        let template = try #require(event["value_template"]?.stringValue)
+        let listed = try #require(template.firstMatch(of: /value_json.event in \[([^\]]*)\]/)).1
+        #expect(listed.split(separator: ", ").map { String($0).replacing("'", with: "") } == HomeAssistantDiscovery.eventTypes)
+        #expect(template.contains("event_type=value_json.event"))
     }
 
     @Test("one switch per alarm, named after its label, switching alarm/ID/enabled; a removed alarm is sent as {\"p\":\"switch\"} alone")

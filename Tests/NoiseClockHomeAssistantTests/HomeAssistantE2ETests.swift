@@ -9,98 +9,6 @@ import Testing
 // Home Assistant's MQTT integration discovering it. Everything is checked through Home Assistant's
 // REST API, as a user's automation would see it, and against the node's own MQTT topics.
 
-/// The device name the node is given (NOISECLOCK_NODE_NAME); Home Assistant derives entity ids from it.
-private let deviceName = "NoiseClock E2E"
-private let prefix = "noiseclock_e2e"
-private let alarmLabel = "Wake up"
-
-/// The entity id Home Assistant gives each component key: `<domain>.<device>_<entity name>`.
-private let baseEntities: [String: String] = [
-    "battery": "sensor.\(prefix)_battery",
-    "charging": "binary_sensor.\(prefix)_charging",
-    "next_alarm": "sensor.\(prefix)_next_alarm",
-    "alarm_state": "sensor.\(prefix)_alarm",
-    "ringing": "binary_sensor.\(prefix)_ringing",
-    "snooze": "button.\(prefix)_snooze",
-    "dismiss": "button.\(prefix)_dismiss",
-    "noise": "switch.\(prefix)_noise",
-    "noise_sound": "select.\(prefix)_noise_sound",
-    "noise_volume": "number.\(prefix)_noise_volume",
-    "sleep_timer": "number.\(prefix)_sleep_timer",
-    "alarm_event": "event.\(prefix)_alarm_event",
-    "time_format": "select.\(prefix)_time_format",
-    "face_theme": "select.\(prefix)_face_theme",
-    "screen": "light.\(prefix)_screen",
-    "show_seconds": "switch.\(prefix)_show_seconds",
-]
-private let alarmSwitch = "switch.\(prefix)_wake_up"
-
-private func entity(_ key: String) -> String { baseEntities[key]! }
-
-private func json(_ message: MQTTMessage) -> JSONValue? { try? JSONValue.parse(message.payload) }
-
-/// 16-bit samples of a raw sink file (44.1 kHz stereo).
-private func samples(_ path: String) -> [Int16] {
-    guard let data = FileManager.default.contents(atPath: path) else { return [] }
-    return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
-}
-
-private func rms(_ window: ArraySlice<Int16>) -> Double {
-    guard !window.isEmpty else { return 0 }
-    return (window.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(window.count)).squareRoot()
-}
-
-private func fileSize(_ path: String) -> Int {
-    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
-}
-
-/// How Home Assistant writes a timestamp sensor's state: the instant in UTC, `+00:00`.
-private func homeAssistantUTC(_ iso: String) -> String? {
-    let parser = ISO8601DateFormatter()
-    guard let date = parser.date(from: iso) else { return nil }
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ssxxx"
-    return formatter.string(from: date)
-}
-
-private func seconds(_ duration: Duration) -> String {
-    String(format: "%.2f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
-}
-
-extension HomeAssistantCore {
-    /// Waits until the entity's state object satisfies `predicate`; returns the last one seen (nil: no such entity).
-    fileprivate func waitState(_ entityID: String, timeout: Duration = .seconds(10), _ predicate: (JSONValue) -> Bool) async -> JSONValue? {
-        var last: JSONValue?
-        _ = await eventually(timeout: timeout) {
-            last = try? await state(entityID)
-            return last.map(predicate) ?? false
-        }
-        return last
-    }
-
-    fileprivate func waitState(_ entityID: String, timeout: Duration = .seconds(10), is expected: String) async -> JSONValue? {
-        await waitState(entityID, timeout: timeout) { $0["state"]?.stringValue == expected }
-    }
-
-    /// The entity ids of the node's device in Home Assistant's entity registry.
-    fileprivate func deviceEntities() async throws -> [String] {
-        let text = try await render("{{ device_entities(device_id('\(entity("battery"))')) | tojson }}")
-        return (try JSONValue.parse(Array(text.utf8))).arrayItems?.compactMap(\.stringValue) ?? []
-    }
-
-    /// `entity_id → state` for the node's entities in /api/states.
-    fileprivate func nodeStates() async throws -> [String: JSONValue] {
-        var result: [String: JSONValue] = [:]
-        for item in try await states() {
-            if let id = item["entity_id"]?.stringValue, id.contains(".\(prefix)_") { result[id] = item }
-        }
-        return result
-    }
-}
-
-private func stateText(_ value: JSONValue?) -> String { value?["state"]?.stringValue ?? "<absent>" }
 
 @Suite("Home Assistant Core 2025.4 drives a real node over MQTT discovery", .serialized,
        .enabled(if: HomeAssistantCore.installedVenv != nil, "no Home Assistant venv: run `make e2e-ha` (scripts/ha-core.sh)"))
@@ -172,6 +80,8 @@ struct HomeAssistantE2ETests {
                     "charging": "off", "next_alarm": "unknown", "alarm_state": "idle", "ringing": "off", "snooze": "unknown",
                     "dismiss": "unknown", "noise": "off", "noise_sound": "unknown", "sleep_timer": "0", "alarm_event": "unknown",
                     "time_format": "24h", "show_seconds": "off", "face_theme": "night", "screen": "on",
+                    "start_meditation": "unknown", "cancel_timers": "unknown", "meditation_minutes": "10",
+                    "meditation_interval": "Off", "meditation": "idle", "meditation_ends": "unknown", "next_timer": "unknown",
                 ]
                 for (key, value) in expected {
                     let state = await ha.waitState(entity(key), is: value)
@@ -252,6 +162,10 @@ struct HomeAssistantE2ETests {
                 #expect(await client.latest(topics.settings) { $0["show_seconds"] == true } != nil)
                 #expect(stateText(await ha.waitState(entity("show_seconds"), is: "on")) == "on")
 
+                // MARK: Timers and meditation (SPEC §10): their templates in Home Assistant's engine, then the entities.
+                try await sessionTemplates(ha, discovery: try #require(client.latest(configTopic), "no discovery payload"))
+                try await sessionEntities(ha, client: client, topics: topics)
+
                 // MARK: An alarm added over MQTT: its switch appears, the next alarm is its fires_at in UTC.
                 let berlin = DateFormatter()
                 berlin.locale = Locale(identifier: "en_US_POSIX")
@@ -271,6 +185,11 @@ struct HomeAssistantE2ETests {
                 #expect(nextAlarm?["attributes"]?["label"] == .string(alarmLabel))
                 #expect(stateText(await ha.waitState(alarmSwitch, is: "on")) == "on")
                 #expect(try await ha.deviceEntities().contains(alarmSwitch))
+                // Its time, a text entity beside the switch.
+                let timeText = await ha.waitState(alarmTimeText, is: time)
+                #expect(stateText(timeText) == time, "\(alarmTimeText)")
+                #expect(timeText?["attributes"]?["pattern"] == .string(HomeAssistantDiscovery.alarmTimePattern))
+                #expect(try await ha.deviceEntities().contains(alarmTimeText))
                 print("[ha-e2e] alarm \(alarmID) at \(time): node fires_at \(firesAt), Home Assistant next alarm \(stateText(nextAlarm))")
 
                 // MARK: The alarm rings (the node's clock jumps to 2 s before it); Snooze in Home Assistant snoozes it.
@@ -320,12 +239,23 @@ struct HomeAssistantE2ETests {
                 #expect(stateText(await ha.waitState(alarmSwitch, is: "off")) == "off")
                 #expect(stateText(await ha.waitState(entity("next_alarm"), is: "unknown")) == "unknown")
 
+                // MARK: The alarm's time set in Home Assistant (text.set_value) changes the alarm in B/alarms.
+                let newTime = time == "05:55" ? "05:56" : "05:55"
+                try await ha.callService("text", "set_value", ["entity_id": .string(alarmTimeText), "value": .string(newTime)])
+                let moved = await client.latest(topics.alarms) { $0.arrayItems?.first { $0["id"]?.stringValue == alarmID }?["time"] == .string(newTime) }
+                #expect(moved != nil, "B/alarms \(client.latest(topics.alarms)?.serialized ?? "none")")
+                #expect(stateText(await ha.waitState(alarmTimeText, is: newTime)) == newTime)
+                print("[ha-e2e] text.set_value \(alarmTimeText) \(newTime) → B/alarms time \(newTime)")
+
                 // MARK: Deleting the alarm over MQTT removes its switch from the states and the entity registry.
                 let deleted = try await client.request(topics, "alarm/delete", #"{"id":"\#(alarmID)"}"#)
                 #expect(deleted["status"] == "ok")
                 #expect(await eventually(timeout: .seconds(10)) { (try? await ha.request("GET", "/api/states/\(alarmSwitch)"))?.status == 404 },
                         "\(alarmSwitch) still in /api/states")
                 #expect(try await ha.deviceEntities().contains(alarmSwitch) == false, "\(alarmSwitch) still in the entity registry")
+                #expect(await eventually(timeout: .seconds(10)) { (try? await ha.request("GET", "/api/states/\(alarmTimeText)"))?.status == 404 },
+                        "\(alarmTimeText) still in /api/states")
+                #expect(try await ha.deviceEntities().contains(alarmTimeText) == false, "\(alarmTimeText) still in the entity registry")
 
                 // Noise on again (the last mix) so that the restart below has something playing to restore.
                 try await ha.callService("switch", "turn_on", ["entity_id": .string(entity("noise"))])
@@ -340,6 +270,7 @@ struct HomeAssistantE2ETests {
                 let uniqueID = "noiseclock_\(node.nodeID)_alarm_\(alarmID)"
                 #expect(registry?["entities"]?.arrayItems?.contains { $0["unique_id"]?.stringValue == uniqueID } == false)
                 #expect(registry?["deleted_entities"]?.arrayItems?.contains { $0["unique_id"]?.stringValue == uniqueID } == true)
+                #expect(registry?["deleted_entities"]?.arrayItems?.contains { $0["unique_id"]?.stringValue == uniqueID + "_text" } == true)
                 let problemsBeforeRestart = ha.problems
 
                 client.clear()
@@ -380,7 +311,7 @@ struct HomeAssistantE2ETests {
 
                 // MARK: Report.
                 let entityIDs = try await ha.deviceEntities().sorted()
-                print("[ha-e2e] entity ids Home Assistant created (\(entityIDs.count) + \(alarmSwitch), removed with its alarm):")
+                print("[ha-e2e] entity ids Home Assistant created (\(entityIDs.count) + \(alarmSwitch) and \(alarmTimeText), removed with their alarm):")
                 for id in entityIDs { print("[ha-e2e]   \(id)") }
                 // Home Assistant's own start-up notes on this machine are not about the node.
                 let benign = ["Skipping pip installation", "zlib_ng and isal are not available", "libturbojpeg"]

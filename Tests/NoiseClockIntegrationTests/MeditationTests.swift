@@ -134,8 +134,11 @@ struct MeditationTests {
             #expect(completed["kind"] == "guided" && completed["id"] == .string(id))
             let done = try #require(await Self.state(client, node.topics, "completed"))
             #expect(done["position_s"] == 3)
-            let stats = await client.waitFor(node.topics.state(StateTopic.meditationStats)) { (try? JSONValue.parse($0.payload)["sessions"]) == 1 }
-            #expect(stats != nil, "the guided session is in the history")
+            let statsTopic = node.topics.state(StateTopic.meditationStats)
+            let recorded = await eventually(timeout: .seconds(10)) {
+                client.messages(on: statsTopic).contains { (try? JSONValue.parse($0.payload))?["sessions"] == 1 }
+            }
+            #expect(recorded, "the guided session is in the history: \(client.messages(on: statsTopic).map(\.text))")
             #expect(await eventually(timeout: .seconds(5)) { samples(sink).count > 44_100 * 2 * 2 })
             #expect(rms(samples(sink), from: 0.5, to: 2.5) > 1_000, "the recording is heard")
             process.signal(SIGTERM)

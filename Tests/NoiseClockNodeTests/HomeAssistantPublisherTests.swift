@@ -13,9 +13,14 @@ struct HomeAssistantPublisherTests {
         f.transport.published(on: Self.configTopic).compactMap(\.json)
     }
 
-    func switchKeys(_ payload: JSONValue?) -> Set<String> {
-        Set((payload?["cmps"]?.objectValue ?? [:]).keys.filter { $0.hasPrefix("alarm_") && $0 != "alarm_state" && $0 != "alarm_event" })
+    /// The keys of the components on `platform` that are per alarm (`alarm_<id>`, `alarm_<id>_text`).
+    func alarmKeys(_ payload: JSONValue?, _ platform: String = "switch") -> Set<String> {
+        Set((payload?["cmps"]?.objectValue ?? [:]).filter { key, value in
+            key.hasPrefix("alarm_") && key != "alarm_state" && key != "alarm_event" && value["p"]?.stringValue == platform
+        }.keys)
     }
+
+    func switchKeys(_ payload: JSONValue?) -> Set<String> { alarmKeys(payload) }
 
     @Test("published retained at start, with the catalog's noise names in the select")
     func atStart() async throws {
@@ -26,6 +31,10 @@ struct HomeAssistantPublisherTests {
         let options = messages.first?.json?["cmps"]?["noise_sound"]?["options"]?.items.compactMap(\.stringValue) ?? []
         #expect(options == f.library.catalog.sounds(of: .noise).map(\.name))
         #expect(options.contains("Heavy rain"))
+        let components = messages.first?.json?["cmps"]?.objectValue ?? [:]
+        for key in ["start_meditation", "meditation_minutes", "meditation_interval", "meditation", "meditation_ends", "next_timer", "cancel_timers"] {
+            #expect(components[key]?["unique_id"] == .string("noiseclock_kitchen_\(key)"), "\(key)")
+        }
         #expect(f.node.subscriptions.contains("homeassistant/status"))
     }
 
@@ -53,6 +62,60 @@ struct HomeAssistantPublisherTests {
         #expect(switchKeys(discoveryPayloads(f).last) == ["alarm_\(other)"])
     }
 
+    @Test("each alarm's text entity comes and goes with it: named after its label, its time from B/alarms; a deleted one is sent once as {\"p\":\"text\"}")
+    func alarmTimeTextLifecycle() async throws {
+        let f = try await AlarmFixture()
+        let (id, _) = try await f.add(#"{"time":"07:00","label":"Work"}"#)
+        let added = discoveryPayloads(f).last
+        #expect(alarmKeys(added, "text") == ["alarm_\(id)_text"])
+        let text = added?["cmps"]?["alarm_\(id)_text"]
+        #expect(text?["name"] == "Work time")
+        #expect(text?["command_topic"] == .string(f.topics.command("alarm/\(id)/time")))
+        #expect(text?["state_topic"] == .string(f.topics.alarms))
+        #expect(text?["unique_id"] == .string("noiseclock_kitchen_alarm_\(id)_text"))
+
+        // The entity's command: the time changes in B/alarms, and the discovery stays as it was.
+        let count = discoveryPayloads(f).count
+        let response = await f.respond("alarm/\(id)/time", "06:45")
+        #expect(response.isOK, "\(response.json.serialized)")
+        #expect(f.publishedAlarm(id)?["time"] == "06:45")
+        #expect(discoveryPayloads(f).count == count, "a new time is state, not discovery")
+
+        try await f.ok("alarm/update", #"{"id":"\#(id)","label":"Early"}"#)
+        #expect(discoveryPayloads(f).last?["cmps"]?["alarm_\(id)_text"]?["name"] == "Early time")
+
+        let (other, _) = try await f.add(#"{"time":"09:00","label":"Late"}"#)
+        try await f.ok("alarm/delete", #"{"id":"\#(id)"}"#)
+        let removal = discoveryPayloads(f).last
+        #expect(removal?["cmps"]?["alarm_\(id)_text"] == ["p": "text"])
+        #expect(removal?["cmps"]?["alarm_\(id)"] == ["p": "switch"])
+        #expect(removal?["cmps"]?["alarm_\(other)_text"]?["name"] == "Late time")
+
+        try await f.ok("alarm/update", #"{"id":"\#(other)","label":"Later"}"#)
+        let after = discoveryPayloads(f).last
+        #expect(alarmKeys(after, "text") == ["alarm_\(other)_text"], "the removal went out once")
+        #expect(after?["cmps"]?["alarm_\(id)_text"] == nil)
+    }
+
+    @Test("with homeassistant.alarm_time_entity time each alarm gets a time entity, removed as {\"p\":\"time\"}; its HH:MM:SS sets the alarm")
+    func alarmTimePlatform() async throws {
+        let f = try await AlarmFixture(configuration: ["homeassistant.alarm_time_entity": "time"])
+        let (id, _) = try await f.add(#"{"time":"07:00","label":"Work"}"#)
+        let added = discoveryPayloads(f).last
+        #expect(alarmKeys(added, "time") == ["alarm_\(id)_time"])
+        #expect(alarmKeys(added, "text").isEmpty)
+        #expect(added?["cmps"]?["alarm_\(id)_time"]?["name"] == "Work time")
+        #expect(added?["cmps"]?["alarm_\(id)_time"]?["command_topic"] == .string(f.topics.command("alarm/\(id)/time")))
+
+        // What Home Assistant's time platform sends: the time in ISO form, with seconds.
+        let response = await f.respond("alarm/\(id)/time", "06:15:00")
+        #expect(response.isOK, "\(response.json.serialized)")
+        #expect(f.publishedAlarm(id)?["time"] == "06:15")
+
+        try await f.ok("alarm/delete", #"{"id":"\#(id)"}"#)
+        #expect(discoveryPayloads(f).last?["cmps"]?["alarm_\(id)_time"] == ["p": "time"])
+    }
+
     @Test("online on homeassistant/status: discovery and every retained state go out again; other payloads do nothing")
     func birth() async throws {
         let f = try await AlarmFixture()
@@ -68,6 +131,7 @@ struct HomeAssistantPublisherTests {
         await service.handle(MQTTMessage(topic: "homeassistant/status", text: "online"))
         #expect(discoveryPayloads(f).count == before + 1)
         #expect(switchKeys(discoveryPayloads(f).last) == ["alarm_\(id)"])
+        #expect(alarmKeys(discoveryPayloads(f).last, "text") == ["alarm_\(id)_text"])
         #expect(f.transport.republished == 1)
         // Not a command: nothing is answered.
         #expect(f.transport.published.filter { $0.topic.contains("/response/") }.isEmpty)
