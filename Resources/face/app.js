@@ -100,7 +100,7 @@ function schedule() {
   }, delay);
 }
 
-let chipsShown = false;
+let chipsKey = "";
 /** The views above the face: an alarm, then finished timers, then a meditation. */
 function renderViews() {
   const appeared = [renderRinging(), renderTimerRinging(), renderSession()].some(Boolean);
@@ -129,8 +129,10 @@ function renderAll(topics) {
     renderConnection(!store.connected && (everConnected || Date.now() - started > 1500));
   }
   renderOverlays();
-  if (has("settings", "preview") || chipsShown !== !chipsEl.hidden) {
-    chipsShown = !chipsEl.hidden;
+  // The timer chips share the stage with the time: it fits again when they change.
+  const chips = chipsEl.hidden ? "" : chipsEl.dataset.key;
+  if (has("settings", "preview") || chips !== chipsKey) {
+    chipsKey = chips;
     fit();
   }
   if (has("alarm/state", "alarms", "connection", "settings", "clock", "timers", "meditation")) renderViews();

@@ -1,6 +1,5 @@
-// Meditation: a timed session's choices (the node's settings.meditation: duration, interval gong,
-// gong, background) and Start, with the practice so far (B/meditation/stats); the guided
-// meditations grouped by teacher, to play or to rename. A session shows full screen (session.js).
+// Meditation: a session's choices (settings.meditation) and Start, the practice so far; the guided
+// meditations by teacher, to play or rename. A session shows full screen (session.js).
 
 import { t } from "./i18n.js";
 import { h, icon } from "./dom.js";

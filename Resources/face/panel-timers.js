@@ -1,5 +1,5 @@
-// Timers: start one from a preset or a custom time, with an optional label; the timers with their
-// time left (on the page's one-second tick), pause/resume, +1 min and cancel.
+// Timers: start one from a preset or a custom time (and a label); the timers counting down on the
+// page's one-second tick, with pause/resume, +1 min and cancel.
 
 import { t } from "./i18n.js";
 import { h, icon, setText } from "./dom.js";

@@ -1,7 +1,5 @@
-// A meditation under way, full screen and calm: the phase, the time left inside a thin ring, an
-// affirmation that changes each minute (cross-faded by CSS), pause/resume and stop; a guided
-// meditation's name, seek bar and position; then "completed". It changes on the page's
-// one-second tick, and only while the session counts.
+// A meditation under way, full screen: phase, time left in a thin ring, an affirmation a minute
+// (cross-faded by CSS), pause/resume, stop; a guided one's name, seek bar and position.
 
 import { t } from "./i18n.js";
 import { $, setText, setHidden, setAttr, setClass } from "./dom.js";

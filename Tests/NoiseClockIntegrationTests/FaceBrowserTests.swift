@@ -126,7 +126,8 @@ struct FaceBrowserTests {
             for expected in [
                 "ringing view shows", "holding Dismiss 1.2 s dismisses", "disconnected mark shows", "JS heap", "no console errors",
                 "the panel counts the timer down", "the finished timer shows, named", "Dismiss clears it",
-                "a ringing alarm comes before a finished timer", "the countdown runs from the duration", "an affirmation shows",
+                "a ringing alarm comes before a finished timer", "then the finished timer shows",
+                "the countdown runs from the duration", "an affirmation shows",
                 "stop ends the session and its view", "the library lists the node's guided meditations by teacher",
                 "the seek bar moves the node's position", "rename: the entry moves to its new teacher",
             ] {
