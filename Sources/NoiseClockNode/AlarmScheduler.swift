@@ -18,23 +18,9 @@ public actor AlarmScheduler {
     /// Loads `alarms.json`. An unreadable or invalid file is moved aside (never overwritten) and
     /// reported; the node then starts with no alarms.
     public static func load(from store: any Store, logger: Logger) -> (state: State, problem: String?) {
-        var problem: String?
-        switch store.load(documentName) {
-        case .missing:
-            return (State(), nil)
-        case .value(let value):
-            do {
-                return (try State(stored: value), nil)
-            } catch {
-                if case .movedAside(let target, let reason) = store.moveAside(documentName, reason: "\(error)") {
-                    problem = "\(documentName) moved to \(target): \(reason)"
-                }
-            }
-        case .movedAside(let target, let reason):
-            problem = "\(documentName) moved to \(target): \(reason)"
-        }
-        logger.error("stored alarms were unreadable; starting without alarms", metadata: ["problem": "\(problem ?? "")"])
-        return (State(), problem)
+        let (state, problem) = store.load(documentName) { try State(stored: $0) }
+        if let problem { logger.error("stored alarms were unreadable; starting without alarms", metadata: ["problem": "\(problem)"]) }
+        return (state ?? State(), problem)
     }
 
     let store: any Store

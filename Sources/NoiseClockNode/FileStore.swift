@@ -21,6 +21,29 @@ public protocol Store: Sendable {
     func moveAside(_ name: String, reason: String) -> StoredDocument
 }
 
+extension Store {
+    /// Reads document `name` through `decode`: nil and no problem when there is none; nil and the
+    /// problem when it cannot be read or used, in which case it is moved aside (never overwritten)
+    /// and the node goes on without it.
+    public func load<T>(_ name: String, decode: (JSONValue) throws -> T) -> (value: T?, problem: String?) {
+        switch load(name) {
+        case .missing:
+            return (nil, nil)
+        case .value(let value):
+            do {
+                return (try decode(value), nil)
+            } catch {
+                if case .movedAside(let target, let reason) = moveAside(name, reason: "\(error)") {
+                    return (nil, "\(name) moved to \(target): \(reason)")
+                }
+                return (nil, "\(name) could not be used: \(error)")
+            }
+        case .movedAside(let target, let reason):
+            return (nil, "\(name) moved to \(target): \(reason)")
+        }
+    }
+}
+
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public var path: String
     public var operation: String

@@ -298,19 +298,8 @@ public actor MeditationSession {
     }
 
     static func loadHistory(from store: any Store, logger: Logger) -> MeditationHistory {
-        switch store.load(MeditationHistory.documentName) {
-        case .missing:
-            return MeditationHistory()
-        case .value(let value):
-            do {
-                return try MeditationHistory(stored: value)
-            } catch {
-                _ = store.moveAside(MeditationHistory.documentName, reason: "\(error)")
-                logger.error("the meditation history was unreadable and was moved aside", metadata: ["error": "\(error)"])
-            }
-        case .movedAside(let target, let reason):
-            logger.error("the meditation history was unreadable", metadata: ["moved_to": "\(target)", "reason": "\(reason)"])
-        }
-        return MeditationHistory()
+        let (history, problem) = store.load(MeditationHistory.documentName) { try MeditationHistory(stored: $0) }
+        if let problem { logger.error("the meditation history was unreadable; starting a new one", metadata: ["problem": "\(problem)"]) }
+        return history ?? MeditationHistory()
     }
 }

@@ -22,25 +22,11 @@ public final class SettingsModel: Sendable {
     public init(configured: ClockSettings, store: any Store, hub: StateHub = StateHub(), logger: Logger) {
         self.store = store
         self.hub = hub
-        var overrides = SettingsPatch()
-        var problem: String?
-        switch store.load(Self.documentName) {
-        case .missing:
-            break
-        case .value(let value):
-            do {
-                guard let members = value.objectValue else {
-                    throw CommandError(.invalidJSON, "settings must be a JSON object")
-                }
-                overrides = try SettingsPatch(CommandArguments(members))
-            } catch {
-                if case .movedAside(let target, let reason) = store.moveAside(Self.documentName, reason: "\(error)") {
-                    problem = "\(Self.documentName) moved to \(target): \(reason)"
-                }
-            }
-        case .movedAside(let target, let reason):
-            problem = "\(Self.documentName) moved to \(target): \(reason)"
+        let (stored, problem) = store.load(Self.documentName) { value in
+            guard let members = value.objectValue else { throw CommandError(.invalidJSON, "settings must be a JSON object") }
+            return try SettingsPatch(CommandArguments(members))
         }
+        let overrides = stored ?? SettingsPatch()
         if let problem {
             logger.error("stored settings were unreadable; using the configuration", metadata: ["problem": "\(problem)"])
         }

@@ -20,23 +20,9 @@ public actor TimerScheduler {
 
     /// Loads `timers.json`; an unreadable file is moved aside and reported, and the node starts without timers.
     public static func load(from store: any Store, logger: Logger) -> (book: TimerBook, problem: String?) {
-        var problem: String?
-        switch store.load(documentName) {
-        case .missing:
-            return (TimerBook(), nil)
-        case .value(let value):
-            do {
-                return (try TimerBook(stored: value), nil)
-            } catch {
-                if case .movedAside(let target, let reason) = store.moveAside(documentName, reason: "\(error)") {
-                    problem = "\(documentName) moved to \(target): \(reason)"
-                }
-            }
-        case .movedAside(let target, let reason):
-            problem = "\(documentName) moved to \(target): \(reason)"
-        }
-        logger.error("stored timers were unreadable; starting without timers", metadata: ["problem": "\(problem ?? "")"])
-        return (TimerBook(), problem)
+        let (book, problem) = store.load(documentName) { try TimerBook(stored: $0) }
+        if let problem { logger.error("stored timers were unreadable; starting without timers", metadata: ["problem": "\(problem)"]) }
+        return (book ?? TimerBook(), problem)
     }
 
     let store: any Store

@@ -252,4 +252,17 @@ struct TimerSchedulerTests {
         #expect(wake == f.now.addingTimeInterval(540))
         #expect(f.events("timer_finished").isEmpty)
     }
+
+    @Test("an unusable timers.json is moved aside and reported in B/status; the node starts without timers and can store new ones")
+    func unusableStore() async throws {
+        let store = InMemoryStore([TimerScheduler.documentName: ["version": 1, "timers": [["id": "x", "label": "L"]]]])
+        let f = try await AlarmFixture(store: store)
+        await f.node.timers.start()
+        #expect(f.timers.isEmpty)
+        #expect(store.document(TimerScheduler.documentName) == nil, "moved out of the way")
+        let problems = f.node.status.status.problems
+        #expect(problems.contains { $0.hasPrefix("timers.json moved to") }, "\(problems)")
+        _ = try await f.startTimer("5")
+        #expect(store.document(TimerScheduler.documentName) != nil)
+    }
 }
