@@ -1,6 +1,7 @@
-// The face: wires the store, the connection, the time, the overlays, the ringing view and the
-// controls. The DOM changes once a minute (once a second with seconds shown) and when state
-// arrives; there is no animation-frame loop.
+// The face: wires the store, the connection, the time, the overlays, the ringing views, the
+// meditation session and the controls. The DOM changes once a minute (once a second with seconds
+// shown, or while a timer or a session counts down) and when state arrives; there is no
+// animation-frame loop: every countdown on the page moves on the clock's own tick.
 
 import { t } from "./i18n.js";
 import { store, subscribe, emit, face, clockSettings } from "./store.js";
@@ -8,8 +9,10 @@ import { connect, command } from "./connection.js";
 import { now, parts, setZone, formatHM } from "./nodetime.js";
 import { TimeView, fontStack } from "./timeview.js";
 import { applyTheme } from "./theme.js";
-import { initOverlays, renderOverlays, renderConnection } from "./overlays.js";
-import { initRinging, renderRinging, updateRingTime, isRinging } from "./ringing.js";
+import { initOverlays, renderOverlays, renderConnection, renderTimerChips } from "./overlays.js";
+import { initRinging, renderRinging, updateRingTime, isRinging, renderTimerRinging } from "./ringing.js";
+import { initSession, renderSession, loadAffirmations, sessionShown } from "./session.js";
+import { counting } from "./countdown.js";
 import { initControls, showControls, hideControls, controlsVisible, escape, panelOpen, closePanel } from "./controls.js";
 import { $, setAttr, setHidden, setText } from "./dom.js";
 
@@ -20,6 +23,7 @@ const timeEl = $("#time");
 const stage = $("#stage");
 const faceEl = $("#face");
 const dateEl = $("#date");
+const chipsEl = $("#timer-chips");
 const timeView = new TimeView(timeEl);
 let timer = 0;
 let lastMinute = -1;
@@ -35,7 +39,7 @@ function fit() {
   const cs = getComputedStyle(stage);
   const w = stage.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
   let h = stage.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
-  if (dateEl.offsetHeight) h -= dateEl.offsetHeight + parseFloat(getComputedStyle(dateEl).marginTop);
+  for (const el of [dateEl, chipsEl]) if (el.offsetHeight) h -= el.offsetHeight + parseFloat(getComputedStyle(el).marginTop);
   timeView.fit(Math.floor(w * 0.94), Math.floor(h * 0.96), Number(face().size) || 0);
 }
 
@@ -81,25 +85,43 @@ function pixelShift(minute) {
   if (faceEl.style.transform !== transform) faceEl.style.transform = transform;
 }
 
-/** Wakes at the next second or minute boundary of the node's clock. */
+/**
+ * Wakes at the next second or minute boundary of the node's clock: each second while seconds are
+ * shown or something counts down (one tick for all of them, so the page changes once a second).
+ */
 function schedule() {
   clearTimeout(timer);
-  const period = clockSettings().showSeconds ? 1000 : 60000;
+  const period = clockSettings().showSeconds || counting() ? 1000 : 60000;
   const delay = period - (now() % period) + 8;
   timer = setTimeout(() => {
     showTime();
+    if (counting()) emit("tick");
     schedule();
   }, delay);
 }
 
+let chipsKey = "";
+/** The views above the face: an alarm, then finished timers, then a meditation. */
+function renderViews() {
+  const appeared = [renderRinging(), renderTimerRinging(), renderSession()].some(Boolean);
+  if (appeared) hideControls();
+}
+
 function renderAll(topics) {
   if (topics?.size === 1 && topics.has("minute")) return; // perMinute did it
+  if (topics?.size === 1 && topics.has("tick")) {
+    renderTimerChips();
+    renderSession();
+    return;
+  }
   const all = !topics;
   const has = (...names) => all || names.some((n) => topics.has(n));
   if (has("settings", "clock", "preview")) {
     applyFont();
     showTime();
     schedule();
+  } else if (has("timers", "meditation")) {
+    schedule(); // a countdown starts or stops the one-second tick
   }
   if (has("settings", "display", "preview", "alarm/state")) applyTheme(minuteIndex());
   if (has("connection")) {
@@ -107,14 +129,17 @@ function renderAll(topics) {
     renderConnection(!store.connected && (everConnected || Date.now() - started > 1500));
   }
   renderOverlays();
-  if (has("settings", "preview")) fit();
-  if (has("alarm/state", "alarms", "connection", "settings", "clock")) {
-    if (renderRinging()) hideControls();
+  // The timer chips share the stage with the time: it fits again when they change.
+  const chips = chipsEl.hidden ? "" : chipsEl.dataset.key;
+  if (has("settings", "preview") || chips !== chipsKey) {
+    chipsKey = chips;
+    fit();
   }
+  if (has("alarm/state", "alarms", "connection", "settings", "clock", "timers", "meditation")) renderViews();
   renderWake();
 }
 
-// ------------------------------------------------------------------ a dark screen wakes on touch
+// --- a dark screen wakes on touch
 
 function screenDark() {
   const d = store.state.display;
@@ -132,7 +157,7 @@ $("#wake").addEventListener("pointerdown", (e) => {
   command("display/wake");
 });
 
-// ------------------------------------------------------------------ input
+// --- input
 
 faceEl.addEventListener("click", () => {
   if (panelOpen()) closePanel();
@@ -141,7 +166,7 @@ faceEl.addEventListener("click", () => {
 });
 
 document.addEventListener("keydown", (e) => {
-  if (isRinging()) return;
+  if (isRinging() || !$("#timer-ring").hidden || sessionShown()) return; // their own buttons take the keys
   if (screenDark()) {
     command("display/wake");
     return;
@@ -166,11 +191,12 @@ document.addEventListener("visibilitychange", () => {
   }
 });
 
-// ------------------------------------------------------------------ start
+// --- start
 
 document.title = t("app.title");
 initOverlays();
 initRinging();
+initSession();
 initControls();
 new ResizeObserver(() => fit()).observe(stage);
 subscribe(renderAll);
@@ -181,6 +207,7 @@ document.fonts?.addEventListener?.("loadingdone", () => {
 renderAll(null);
 setTimeout(() => renderAll(new Set(["connection"])), 1600);
 connect();
+loadAffirmations();
 
 // For the browser test and for debugging in a kiosk: read-only views of what the face holds.
 window.noiseclockFace = { store, now, timeView };

@@ -104,7 +104,7 @@ export function command(verb, payload = {}) {
 async function loadCatalogs() {
   const r = await command("sounds");
   if (r.status === "ok" && r.data) {
-    store.sounds = { noise: r.data.noise || [], alarm: r.data.alarm || [] };
+    store.sounds = { noise: r.data.noise || [], alarm: r.data.alarm || [], gong: r.data.gong || [] };
     emit("sounds");
   }
 }

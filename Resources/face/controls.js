@@ -1,5 +1,5 @@
 // The controls: a dock that appears on a tap, click or key and hides after 10 s without
-// interaction, and the sheet it opens (Noise, Alarms, Settings). Esc goes back, then closes.
+// interaction, and the sheet it opens (Noise, Alarms, Timers, Meditation, Settings). Esc goes back, then closes.
 
 import { t } from "./i18n.js";
 import { $, setText, setHidden, setAttr } from "./dom.js";
@@ -8,10 +8,12 @@ import { subscribe } from "./store.js";
 import { NoisePanel } from "./panel-noise.js";
 import { AlarmsPanel } from "./panel-alarms.js";
 import { SettingsPanel } from "./panel-settings.js";
+import { TimersPanel } from "./panel-timers.js";
+import { MeditationPanel } from "./panel-meditation.js";
 
 const IDLE_MS = 10000;
 const BUSY_IDLE_MS = 60000; // an alarm being edited is not thrown away after 10 s
-const PANELS = { noise: NoisePanel, alarms: AlarmsPanel, settings: SettingsPanel };
+const PANELS = { noise: NoisePanel, alarms: AlarmsPanel, timers: TimersPanel, meditation: MeditationPanel, settings: SettingsPanel };
 
 let dock, sheet, body, title, back, toastEl;
 let visible = false;
@@ -31,6 +33,7 @@ export function initControls() {
   setAttr(dock, "aria-label", t("dock.label"));
   for (const b of dock.querySelectorAll("[data-panel]")) {
     setText(b.querySelector("span"), t("dock." + b.dataset.panel));
+    setAttr(b, "aria-label", t("dock." + b.dataset.panel)); // the text hides on narrow screens
     setAttr(b, "aria-expanded", "false");
     setAttr(b, "aria-controls", "sheet");
     b.addEventListener("click", () => (panelName === b.dataset.panel ? closePanel() : openPanel(b.dataset.panel)));

@@ -40,7 +40,7 @@ export function currentOffset() {
   return offset;
 }
 
-// ---------------------------------------------------------------- the node's zone
+// --- the node's zone
 
 let zoneOffsetFallback = null;
 let zone = "";

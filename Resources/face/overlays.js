@@ -1,18 +1,21 @@
-// The overlays around the time: date, battery, next alarm, noise and the snooze, plus the mark
+// The overlays around the time: date, battery, next alarm, noise, the snooze and running timers, plus the mark
 // that says the node is out of reach. State-dependent overlays are struck through while
 // disconnected: old state is never shown as current.
 
 import { store, face, clockSettings } from "./store.js";
 import { t } from "./i18n.js";
-import { $, setText, setHidden, setClass, setAttr } from "./dom.js";
+import { $, h, icon, setText, setHidden, setClass, setAttr } from "./dom.js";
 import { parts, formatInstant, relative, left } from "./nodetime.js";
+import { sortedTimers, timerLeft, clockText } from "./countdown.js";
+
+const MAX_TIMER_CHIPS = 3;
 
 const els = {};
 let dateFormatter = null;
 let dateLocale = "";
 
 export function initOverlays() {
-  for (const id of ["date", "battery", "next-alarm", "noise-now", "snoozed", "conn"]) els[id] = $("#" + id);
+  for (const id of ["date", "timer-chips", "battery", "next-alarm", "noise-now", "snoozed", "conn"]) els[id] = $("#" + id);
   setText($(".conn-text", els.conn), t("conn.offline"));
   setAttr(els.conn, "title", t("conn.offline.long"));
 }
@@ -28,6 +31,30 @@ export function renderOverlays() {
   renderNextAlarm(show.next_alarm !== false && !snoozed, stale);
   renderSnoozed(snoozed, stale);
   renderNoise(show.noise !== false, stale);
+  renderTimerChips(show.timers !== false, stale);
+}
+
+/** A chip per running or paused timer under the date ("Pasta 4:12"), the nearest end first, at most 3 and "+N". */
+export function renderTimerChips(visible = face().overlays?.timers !== false, stale = !store.connected) {
+  const el = els["timer-chips"];
+  const list = visible ? sortedTimers().filter((x) => x.state !== "ringing") : [];
+  const shown = list.slice(0, list.length > MAX_TIMER_CHIPS ? MAX_TIMER_CHIPS - 1 : MAX_TIMER_CHIPS);
+  const more = list.length - shown.length;
+  const key = shown.map((x) => x.id + x.state + x.label).join() + more;
+  if (el.dataset.key !== key) {
+    el.dataset.key = key;
+    el.replaceChildren(...shown.map((x) => h("span", { class: "tchip " + x.state }, icon(x.state === "paused" ? "pause" : "timer"),
+      h("span", { text: x.label || t("timers.default") }), h("b"))), more > 0 ? h("span", { class: "tchip", text: t("timers.more", { count: more }) }) : "");
+  }
+  const times = el.querySelectorAll("b");
+  const names = shown.map((x, i) => {
+    setText(times[i], clockText(timerLeft(x)));
+    return `${x.label || t("timers.default")} ${times[i].textContent}`;
+  });
+  setAttr(el, "role", "img");
+  setAttr(el, "aria-label", names.concat(more > 0 ? [t("timers.more", { count: more })] : []).join(", "));
+  setClass(el, "stale", stale);
+  setHidden(el, !shown.length);
 }
 
 /** The node's date string while it is today's; past midnight without the node, formatted here. */

@@ -61,7 +61,7 @@ export class AlarmsPanel {
     return r;
   }
 
-  // ---------------------------------------------------------------- list
+  // --- list
 
   showList() {
     this.editing = null;
@@ -108,7 +108,7 @@ export class AlarmsPanel {
     return h("div", { class: "alarm-row" + (a.enabled ? "" : " off") }, edit, sw);
   }
 
-  // ---------------------------------------------------------------- editor
+  // --- editor
 
   edit(alarm) {
     const draft = { ...DEFAULTS, sound: defaultSound(), ...(alarm || {}) };

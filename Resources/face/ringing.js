@@ -1,9 +1,11 @@
 // The ringing view: the label, the time, a large Snooze and a Dismiss that must be held for a
-// second (a half-asleep tap snoozes instead of dismissing). Also the hold-to-cancel of a snooze.
+// second (a half-asleep tap snoozes instead of dismissing). Also the hold-to-cancel of a snooze,
+// and the finished-timer view (under a ringing alarm: the alarm comes first).
 
 import { store, clockSettings } from "./store.js";
 import { t } from "./i18n.js";
-import { $, setText, setHidden, setAttr } from "./dom.js";
+import { $, h, icon, setText, setHidden, setAttr } from "./dom.js";
+import { timers } from "./countdown.js";
 import { command } from "./connection.js";
 import { parts, formatHM } from "./nodetime.js";
 
@@ -86,10 +88,11 @@ async function send(verb, payload) {
   if (r.status !== "ok") flashHint(r.error?.code === "unavailable" ? t("error.offline") : t("error.generic", { message: r.error?.message || "" }));
 }
 
-function flashHint(text) {
-  setText(hint, text);
+function flashHint(text, where) {
+  const el = where ? $(where) : hint;
+  setText(el, text);
   clearTimeout(hintTimer);
-  hintTimer = setTimeout(() => setText(hint, ""), 3000);
+  hintTimer = setTimeout(() => setText(el, ""), 3000);
 }
 
 function ringingAlarm() {
@@ -128,4 +131,34 @@ export function updateRingTime() {
   if (!shown) return;
   const p = parts();
   setText($("#ring-time"), formatHM(p.hour, p.minute, clockSettings().timeFormat));
+}
+
+// --- finished timers
+
+let timerKey = "";
+
+/** The finished timers, each named, with Dismiss and +1 min (a tap: a timer is not a wake-up). */
+export function renderTimerRinging() {
+  const view = $("#timer-ring");
+  const list = isRinging() ? [] : timers().filter((x) => x.state === "ringing");
+  const appeared = list.length > 0 && view.hidden;
+  setHidden(view, !list.length);
+  const key = list.map((x) => x.id + x.label).join() + store.connected;
+  if (!list.length) timerKey = "";
+  if (!list.length || key === timerKey) return appeared;
+  timerKey = key;
+  const send = (verb, payload) => command(verb, payload).then((r) => r.status === "ok" || flashHint(t("error.generic", { message: r.error?.message || "" }), "#tring-hint"));
+  setText($("#tring-title"), t("timers.finished", { count: list.length }));
+  view.classList.toggle("several", list.length > 1);
+  $("#tring-list").replaceChildren(...list.map((x) => {
+    const label = x.label || t("timers.default");
+    const button = (cls, name, text, aria, verb, payload) => h("button", { type: "button", class: cls, "aria-label": aria, disabled: !store.connected,
+      onclick: () => send(verb, { id: x.id, ...payload }) }, icon(name), text);
+    return h("div", { class: "tring-item" }, h("h2", { text: label }), h("p", { text: x.duration_s < 60 ? t("unit.s", { count: x.duration_s }) : t("unit.min", { count: Math.round(x.duration_s / 60) }) }),
+      h("div", { class: "tring-actions" },
+        button("ring-snooze", "check", t("timers.dismiss"), t("timers.dismiss.label", { label }), "timer/dismiss"),
+        button("btn", "plus", t("timers.extend"), t("timers.extend.label", { label }), "timer/extend", { seconds: 60 })));
+  }));
+  if (appeared) $("#tring-list button").focus({ preventScroll: true });
+  return appeared;
 }

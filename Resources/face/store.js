@@ -8,7 +8,7 @@ export const store = {
   state: {},
   /** False until the WebSocket is open, and again whenever it drops. */
   connected: false,
-  /** {noise:[…], alarm:[…]} from the `sounds` verb, or null. */
+  /** {noise:[…], alarm:[…], gong:[…]} from the `sounds` verb, or null. */
   sounds: null,
   /** A not yet confirmed change of settings.face, shown at once as a live preview. */
   facePreview: null,

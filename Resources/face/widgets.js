@@ -192,3 +192,37 @@ export function timePicker(label, value, format, onChange) {
   paintAll();
   return root;
 }
+
+/** A number with − and + (held to repeat) around a spin button (arrows, Page Up/Down); `.value`, `.set(v)`. */
+export function stepper(label, { value = 0, min = 0, max = 100, page = 10, format = String, onChange }) {
+  let v = value;
+  const out = h("div", { class: "spin-value", role: "spinbutton", tabindex: "0", "aria-label": label, "aria-valuemin": min, "aria-valuemax": max });
+  const set = (n, notify = true) => {
+    v = Math.max(min, Math.min(max, n));
+    out.textContent = format(v);
+    out.setAttribute("aria-valuenow", v);
+    out.setAttribute("aria-valuetext", format(v));
+    if (notify) onChange?.(v);
+  };
+  const hold = (name, d) => {
+    const b = iconButton(name, t(d > 0 ? "stepper.more" : "stepper.less", { name: label }));
+    let timer = 0;
+    const run = (delay) => {
+      set(v + d);
+      timer = setTimeout(() => run(Math.max(50, delay * 0.8)), delay);
+    };
+    b.onpointerdown = (e) => e.button === 0 && run(450);
+    b.onpointerup = b.onpointerleave = b.onpointercancel = () => clearTimeout(timer);
+    b.onclick = (e) => e.detail === 0 && set(v + d); // keyboard
+    return b;
+  };
+  out.onkeydown = (e) => {
+    const d = { ArrowUp: 1, ArrowDown: -1, PageUp: page, PageDown: -page }[e.key];
+    if (d) set(v + d);
+  };
+  const group = h("div", { class: "stepper", role: "group", "aria-label": label }, hold("minus", -1), out, hold("plus", 1));
+  set(v, false);
+  group.set = (n) => set(n, false);
+  Object.defineProperty(group, "value", { get: () => v });
+  return group;
+}

@@ -28,13 +28,48 @@ private func checks(in log: String) -> [Check] {
     }
 }
 
+/// A tone of `seconds` made by sox, as an MP3 tagged by lame (`--tt NAME --ta TEACHER`, or untagged).
+private func makeMP3(_ path: String, seconds: Int, tags: [String]) throws {
+    for (tool, arguments) in [
+        ("/usr/bin/sox", ["-n", "-r", "44100", "-c", "1", path + ".wav", "synth", "\(seconds)", "sine", "220", "vol", "0.2"]),
+        ("/usr/bin/lame", ["--quiet"] + tags + [path + ".wav", path]),
+    ] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "\(tool) \(arguments) failed")
+    }
+    try FileManager.default.removeItem(atPath: path + ".wav")
+}
+
 /// The real face (Resources/face) in headless Chromium (Selenium, `Tests/Face/face_browser_test.py`)
 /// against a real node and broker: every size, fixed digit cells in every font, touch targets and
 /// names in every panel, a theme change within a second, the DOM update rate and no animation-frame
-/// loop, the JS heap, a ringing alarm (a short tap on Dismiss does not dismiss, a hold does), and the
-/// node stopping under the page (it marks itself disconnected and keeps the time).
-@Suite("The clock face in a real browser against a real node (SPEC §9, §7)", .serialized)
+/// loop, the JS heap; timers (a preset counting in the panel and under the time, pause, +1 min,
+/// cancel, a 3 s timer finishing in the view that names it), a meditation session (countdown,
+/// affirmation, pause/resume/stop, choices, stats) and the guided meditations of a folder of MP3s
+/// (by teacher, played, sought, renamed); a ringing alarm (a short tap on Dismiss does not dismiss,
+/// a hold does; it comes before a finished timer), and the node stopping under the page (it marks
+/// itself disconnected and keeps the time).
+@Suite("The clock face in a real browser against a real node (SPEC §9, §10, §7)", .serialized)
 struct FaceBrowserTests {
+    @Test("the face's files are under 200 KB in all (SPEC §9)")
+    func faceSize() throws {
+        let folder = "\(checkout)/Resources/face"
+        var total = 0
+        var files: [String] = []
+        for case let path as String in FileManager.default.enumerator(atPath: folder)! {
+            let attributes = try FileManager.default.attributesOfItem(atPath: "\(folder)/\(path)")
+            guard attributes[.type] as? FileAttributeType == .typeRegular else { continue }
+            total += (attributes[.size] as? Int) ?? 0
+            files.append(path)
+        }
+        #expect(files.contains("index.html") && files.contains("affirmations.json"))
+        #expect(total < 200_000, "Resources/face holds \(total) bytes in \(files.count) files")
+    }
+
     @Test("every check of the browser script passes, and the node's stop is shown as a disconnection")
     func browser() async throws {
         for tool in ["/usr/bin/python3", "/usr/bin/chromium", "/usr/bin/chromedriver"] {
@@ -48,6 +83,14 @@ struct FaceBrowserTests {
         environment.merge(clock.environment) { _, new in new }
         environment["NOISECLOCK_CLOCK_TIMEZONE"] = "Europe/Berlin"
         environment["NOISECLOCK_AUDIO_DEVICE"] = "null"
+        // Guided meditations by two teachers, one untagged (its file name, no teacher) and one broken.
+        let meditations = "\(directory)/meditations"
+        try FileManager.default.createDirectory(atPath: meditations, withIntermediateDirectories: true)
+        try makeMP3("\(meditations)/body-scan.mp3", seconds: 20, tags: ["--tt", "Body Scan", "--ta", "Tara Brach"])
+        try makeMP3("\(meditations)/morning.mp3", seconds: 20, tags: ["--tt", "Morning Breath", "--ta", "Jon Kabat-Zinn"])
+        try makeMP3("\(meditations)/evening-rest.mp3", seconds: 12, tags: [])
+        try "not an MP3\n".write(toFile: "\(meditations)/broken.mp3", atomically: true, encoding: .utf8)
+        environment["NOISECLOCK_MEDITATIONS_DIR"] = meditations
         try await withNode(environment: environment) { node, process, client in
             let up = await eventually(timeout: .seconds(10)) {
                 (try? await FaceHTTP.request(port: port, path: "/api/state", headers: [])) != nil
@@ -68,7 +111,7 @@ struct FaceBrowserTests {
                  "--check-ringing", "--ring-command", ring, "--ringing-timeout", "30", "--check-disconnect"],
                 logPath: "\(directory)/browser.log")
             // The script says when it is ready for the node to go; then the node is stopped under it.
-            let ready = await eventually(timeout: .seconds(300)) { script.log.contains("waiting for the node to stop") }
+            let ready = await eventually(timeout: .seconds(900)) { script.log.contains("waiting for the node to stop") }
             #expect(ready, "the script never reached its disconnection check:\n\(script.log)")
             process.signal(SIGTERM)
             _ = await process.waitForExit(timeout: .seconds(5))
@@ -80,10 +123,17 @@ struct FaceBrowserTests {
             #expect(code == 0, "the browser script exited \(code.map(String.init) ?? "late"):\n\(script.log)")
             // Every group of checks ran, not only some.
             let names = results.map(\.name).joined(separator: "\n")
-            for expected in ["ringing view shows", "holding Dismiss 1.2 s dismisses", "disconnected mark shows", "JS heap", "no console errors"] {
+            for expected in [
+                "ringing view shows", "holding Dismiss 1.2 s dismisses", "disconnected mark shows", "JS heap", "no console errors",
+                "the panel counts the timer down", "the finished timer shows, named", "Dismiss clears it",
+                "a ringing alarm comes before a finished timer", "then the finished timer shows",
+                "the countdown runs from the duration", "an affirmation shows",
+                "stop ends the session and its view", "the library lists the node's guided meditations by teacher",
+                "the seek bar moves the node's position", "rename: the entry moves to its new teacher",
+            ] {
                 #expect(names.contains(expected), "no check \"\(expected)\" ran:\n\(script.log)")
             }
-            #expect(results.count >= 30, "\(results.count) checks ran")
+            #expect(results.count >= 100, "\(results.count) checks ran")
         }
     }
 }
