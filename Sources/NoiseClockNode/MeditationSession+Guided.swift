@@ -1,6 +1,7 @@
 import FoundationEssentials
 import NoiseClockAudio
 import NoiseClockCore
+import NoiseClockSystem
 
 /// A guided meditation as a session plays it: an entry of the library (`meditations.dir`).
 public struct GuidedTrack: Sendable, Hashable {
@@ -39,13 +40,30 @@ extension MeditationLibrary: GuidedLibrary {
         return GuidedTrack(id: item.id, name: item.name, teacher: item.teacher, path: item.path, durationSeconds: item.durationSeconds)
     }
 
-    public nonisolated func source(for track: GuidedTrack) throws(CommandError) -> any GuidedSource {
-        do {
-            return PlayOnceSource(decoder: try MP3Decoder(path: track.path))
-        } catch {
-            throw CommandError(.unavailable, "\"\(track.name)\" cannot be played: \(error)", field: "id")
+    /// Opens the file on a thread of its own: libmpg123 reads all of it for an exact length (about
+    /// 60 ms for 20 minutes), which must not hold up the node's executor.
+    public nonisolated func source(for track: GuidedTrack) async throws(CommandError) -> any GuidedSource {
+        let opened = await withCheckedContinuation { (done: CheckedContinuation<OpenedSource, Never>) in
+            Threads.start(name: "meditation open") {
+                do {
+                    done.resume(returning: OpenedSource(source: PlayOnceSource(decoder: try MP3Decoder(path: track.path)), error: nil))
+                } catch {
+                    done.resume(returning: OpenedSource(source: nil, error: "\(error)"))
+                }
+            }
         }
+        guard let source = opened.source else {
+            throw CommandError(.unavailable, "\"\(track.name)\" cannot be played: \(opened.error ?? "")", field: "id")
+        }
+        return source
     }
+}
+
+/// A source opened on another thread, handed over once: nothing else holds it until the session
+/// puts it in the mix.
+private struct OpenedSource: @unchecked Sendable {
+    let source: PlayOnceSource?
+    let error: String?
 }
 
 /// What guided playback needs of the library of guided meditations.
@@ -53,7 +71,7 @@ public protocol GuidedLibrary: Sendable {
     /// The entry `id`: `not_found` (field `id`) when there is none, `unavailable` when its file cannot be read.
     func track(_ id: String) async throws(CommandError) -> GuidedTrack
     /// A source that plays `track`'s file once from its start.
-    func source(for track: GuidedTrack) throws(CommandError) -> any GuidedSource
+    func source(for track: GuidedTrack) async throws(CommandError) -> any GuidedSource
 }
 
 extension MeditationSession {
@@ -104,9 +122,9 @@ extension MeditationSession {
         try refuseIfActive()
         guard let guided, let arbiter else { throw CommandError(.unavailable, "guided meditations need the audio output and meditations.dir") }
         let track = try await guided.track(id)
+        let source = try await guided.source(for: track)
         // Another verb may have started a session while the library answered.
         try refuseIfActive()
-        let source = try guided.source(for: track)
         let now = time.now()
         begin(.guided(GuidedPlay(track: track, source: source, startedAt: now, since: now, publishedAt: now)))
         let gain = Volume.gain(time.settings.current.meditation.volume)
