@@ -17,11 +17,13 @@ public struct ClockSettings: Sendable, Hashable {
     public var face: FaceStyle
     /// The defaults of a meditation session (SPEC §10).
     public var meditation: MeditationSettings
+    /// The language of the face, Home Assistant's names and default labels (SPEC §11).
+    public var language: Language
 
     public init(
         timeFormat: TimeFormat = .twentyFourHour, showSeconds: Bool = false, timezone: String = "",
         locale: String = "en_US", publishSeconds: Bool = false, face: FaceStyle = FaceStyle(),
-        meditation: MeditationSettings = MeditationSettings()
+        meditation: MeditationSettings = MeditationSettings(), language: Language = .en
     ) {
         self.timeFormat = timeFormat
         self.showSeconds = showSeconds
@@ -30,6 +32,7 @@ public struct ClockSettings: Sendable, Hashable {
         self.publishSeconds = publishSeconds
         self.face = face
         self.meditation = meditation
+        self.language = language
     }
 
     public var json: JSONValue {
@@ -41,6 +44,7 @@ public struct ClockSettings: Sendable, Hashable {
             "publish_seconds": .bool(publishSeconds),
             "face": face.json,
             "meditation": meditation.json,
+            "language": .string(language.rawValue),
         ]
     }
 
@@ -57,6 +61,7 @@ public struct ClockSettings: Sendable, Hashable {
         if let v = patch.timezone { copy.timezone = v }
         if let v = patch.locale { copy.locale = v }
         if let v = patch.publishSeconds { copy.publishSeconds = v }
+        if let v = patch.language { copy.language = v }
         // Checked when the patch was made; a stored patch that no longer applies leaves the style.
         if let v = patch.face, let style = try? copy.face.applying(v) { copy.face = style }
         if let v = patch.meditation, let meditation = try? copy.meditation.applying(v) { copy.meditation = meditation }
@@ -75,10 +80,12 @@ public struct SettingsPatch: Sendable, Hashable {
     public var face: [String: JSONValue]?
     /// A partial `settings.meditation` object, already checked against `MeditationSettings.applying`.
     public var meditation: [String: JSONValue]?
+    public var language: Language?
 
     public init(
         timeFormat: TimeFormat? = nil, showSeconds: Bool? = nil, timezone: String? = nil, locale: String? = nil,
-        publishSeconds: Bool? = nil, face: [String: JSONValue]? = nil, meditation: [String: JSONValue]? = nil
+        publishSeconds: Bool? = nil, face: [String: JSONValue]? = nil, meditation: [String: JSONValue]? = nil,
+        language: Language? = nil
     ) {
         self.timeFormat = timeFormat
         self.showSeconds = showSeconds
@@ -87,9 +94,12 @@ public struct SettingsPatch: Sendable, Hashable {
         self.publishSeconds = publishSeconds
         self.face = face
         self.meditation = meditation
+        self.language = language
     }
 
-    public static let fields: Set<String> = ["time_format", "show_seconds", "timezone", "locale", "publish_seconds", "face", "meditation"]
+    public static let fields: Set<String> = [
+        "time_format", "show_seconds", "timezone", "locale", "publish_seconds", "face", "meditation", "language",
+    ]
 
     public init(_ arguments: CommandArguments) throws(CommandError) {
         try arguments.allowOnly(Self.fields)
@@ -98,6 +108,12 @@ public struct SettingsPatch: Sendable, Hashable {
                 throw .invalidField("time_format", "must be 24h or 12h, not \"\(raw)\"")
             }
             timeFormat = format
+        }
+        if let raw = try arguments.string("language") {
+            guard let language = Language(rawValue: raw) else {
+                throw .invalidField("language", "must be en or de, not \"\(raw)\"")
+            }
+            self.language = language
         }
         showSeconds = try arguments.bool("show_seconds")
         publishSeconds = try arguments.bool("publish_seconds")
@@ -130,13 +146,15 @@ public struct SettingsPatch: Sendable, Hashable {
             timezone: newer.timezone ?? timezone, locale: newer.locale ?? locale,
             publishSeconds: newer.publishSeconds ?? publishSeconds,
             face: newer.face.map { FaceStyle.merge(face ?? [:], $0) } ?? face,
-            meditation: newer.meditation.map { (meditation ?? [:]).merging($0) { _, new in new } } ?? meditation)
+            meditation: newer.meditation.map { (meditation ?? [:]).merging($0) { _, new in new } } ?? meditation,
+            language: newer.language ?? language)
     }
 
     public var json: JSONValue {
         var members: [String: JSONValue] = [:]
         if let timeFormat { members["time_format"] = .string(timeFormat.rawValue) }
         if let showSeconds { members["show_seconds"] = .bool(showSeconds) }
+        if let language { members["language"] = .string(language.rawValue) }
         if let timezone { members["timezone"] = .string(timezone) }
         if let locale { members["locale"] = .string(locale) }
         if let publishSeconds { members["publish_seconds"] = .bool(publishSeconds) }

@@ -119,7 +119,7 @@ public struct ConfigKey: Sendable, Hashable {
 
     public let path: String
     public let kind: Kind
-    /// nil: derived from other keys or the host (node.id, node.name, mqtt.client_id).
+    /// nil: derived from other keys or the host (node.id, node.name, node.language, mqtt.client_id).
     public let defaultValue: String?
     public let secret: Bool
 
@@ -177,6 +177,8 @@ public enum ConfigurationSchema {
         ConfigKey(path: "clock.time_format", kind: .choice(["24h", "12h"]), defaultValue: "24h", secret: false),
         ConfigKey(path: "clock.show_seconds", kind: .boolean, defaultValue: "false", secret: false),
         ConfigKey(path: "clock.publish_seconds", kind: .boolean, defaultValue: "false", secret: false),
+        // After clock.locale, whose language is its default.
+        ConfigKey(path: "node.language", kind: .choice(Language.allCases.map(\.rawValue)), defaultValue: nil, secret: false),
         ConfigKey(path: "alarms.missed_grace_min", kind: .integer(0...1440), defaultValue: "10", secret: false),
         ConfigKey(path: "alarms.upcoming_min", kind: .integer(0...1440), defaultValue: "0", secret: false),
         ConfigKey(path: "display.backlight", kind: .nonEmpty, defaultValue: "auto", secret: false),
@@ -272,7 +274,8 @@ public enum ConfigurationSchema {
             clock: ClockSettings(
                 timeFormat: TimeFormat(rawValue: string("clock.time_format")) ?? .twentyFourHour,
                 showSeconds: bool("clock.show_seconds"), timezone: string("clock.timezone"),
-                locale: string("clock.locale"), publishSeconds: bool("clock.publish_seconds")),
+                locale: string("clock.locale"), publishSeconds: bool("clock.publish_seconds"),
+                language: Language(rawValue: string("node.language")) ?? .en),
             alarms: .init(missedGraceMinutes: int("alarms.missed_grace_min"), upcomingMinutes: int("alarms.upcoming_min")),
             display: .init(
                 backlight: string("display.backlight"), onCommand: string("display.on_command"),
@@ -289,6 +292,7 @@ public enum ConfigurationSchema {
         switch path {
         case "node.id": nodeID(fromHostname: hostname)
         case "node.name": hostname.isEmpty ? "NoiseClock" : hostname
+        case "node.language": Language(locale: resolved["clock.locale"]?.value ?? "").rawValue
         case "mqtt.client_id": "noiseclock-\(resolved["node.id"]?.value ?? nodeID(fromHostname: hostname))"
         default: ""
         }

@@ -6,17 +6,26 @@ public struct Sound: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable { case noise, alarm, gong }
 
     public var id: String
+    /// The English name: what commands have always accepted and the CLI lists.
     public var name: String
+    /// The name in other languages (SPEC §11); `name(in:)` falls back to `name`.
+    public var names: [Language: String]
     /// The file name inside the catalog's own folder.
     public var file: String
     public var category: String
     public var description: String
+    public var descriptions: [Language: String]
     public var isDefault: Bool
     public var kind: Kind
 
-    public init(id: String, name: String, file: String, category: String, description: String = "", isDefault: Bool = false, kind: Kind) {
+    public init(
+        id: String, name: String, names: [Language: String] = [:], file: String, category: String, description: String = "",
+        descriptions: [Language: String] = [:], isDefault: Bool = false, kind: Kind
+    ) {
         self.id = id
         self.name = name
+        self.names = names
+        self.descriptions = descriptions
         self.file = file
         self.category = category
         self.description = description
@@ -24,8 +33,24 @@ public struct Sound: Sendable, Hashable {
         self.kind = kind
     }
 
+    public func name(in language: Language) -> String { names[language] ?? name }
+
+    public func description(in language: Language) -> String { descriptions[language] ?? description }
+
     public var json: JSONValue {
         ["id": .string(id), "name": .string(name), "category": .string(category), "kind": .string(kind.rawValue)]
+    }
+
+    /// A catalog field that is a text (English) or `{"en": …, "de": …}` (English required).
+    static func localized(_ value: JSONValue?) -> (english: String, others: [Language: String])? {
+        if let text = value?.stringValue { return (text, [:]) }
+        guard let members = value?.objectValue, let english = members["en"]?.stringValue else { return nil }
+        var others: [Language: String] = [:]
+        for (code, text) in members {
+            guard let language = Language(rawValue: code), let text = text.stringValue else { return nil }
+            if language != .en { others[language] = text }
+        }
+        return (english, others)
     }
 }
 
@@ -48,7 +73,8 @@ public struct SoundCatalog: Sendable, Hashable {
         }
     }
 
-    /// Parses a catalog file's JSON: an array of `{"id","name","file","category","description","default"}`.
+    /// Parses a catalog file's JSON: an array of `{"id","name","file","category","description","default"}`,
+    /// where `name` and `description` are a text or one per language (`{"en": …, "de": …}`).
     /// Ids and file names must be plain names: no `/`, no `..`, nothing hidden.
     public static func entries(json bytes: [UInt8], kind: Sound.Kind, catalog: String) throws(LoadError) -> [Sound] {
         let value: JSONValue
@@ -61,10 +87,15 @@ public struct SoundCatalog: Sendable, Hashable {
         var sounds: [Sound] = []
         for (index, item) in items.enumerated() {
             guard let entry = item.objectValue,
-                  let id = entry["id"]?.stringValue, let name = entry["name"]?.stringValue,
+                  let id = entry["id"]?.stringValue, let name = Sound.localized(entry["name"]),
                   let file = entry["file"]?.stringValue
             else {
-                throw LoadError(catalog: catalog, reason: "entry \(index) needs string id, name and file")
+                throw LoadError(
+                    catalog: catalog, reason: "entry \(index) needs string id and file, and a name (a text, or one per language with en)")
+            }
+            let description = entry["description"] == nil ? ("", [:]) : Sound.localized(entry["description"])
+            guard let description else {
+                throw LoadError(catalog: catalog, reason: "entry \(index): description must be a text or one per language with en")
             }
             guard isPlainName(id), isPlainName(file) else {
                 throw LoadError(catalog: catalog, reason: "entry \(index): id and file must be plain names inside the sound folder")
@@ -74,9 +105,9 @@ public struct SoundCatalog: Sendable, Hashable {
             }
             sounds.append(
                 Sound(
-                    id: id, name: name, file: file, category: entry["category"]?.stringValue ?? kind.rawValue,
-                    description: entry["description"]?.stringValue ?? "", isDefault: entry["default"]?.boolValue ?? false,
-                    kind: kind))
+                    id: id, name: name.english, names: name.others, file: file,
+                    category: entry["category"]?.stringValue ?? kind.rawValue, description: description.english,
+                    descriptions: description.others, isDefault: entry["default"]?.boolValue ?? false, kind: kind))
         }
         return sounds
     }
@@ -86,9 +117,13 @@ public struct SoundCatalog: Sendable, Hashable {
         !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") && !name.contains("\0") && !name.contains("\\")
     }
 
-    /// The sound with this id, or else this name (any case); nil when there is none.
+    /// The sound with this id, or else this name in any language (any case); nil when there is none.
     public func sound(named reference: String) -> Sound? {
-        sounds.first { $0.id == reference } ?? sounds.first { $0.name.lowercased() == reference.lowercased() }
+        if let sound = sounds.first(where: { $0.id == reference }) { return sound }
+        let wanted = reference.lowercased()
+        return sounds.first { sound in
+            sound.name.lowercased() == wanted || sound.names.values.contains { $0.lowercased() == wanted }
+        }
     }
 
     public func defaultSound(of kind: Sound.Kind) -> Sound? {

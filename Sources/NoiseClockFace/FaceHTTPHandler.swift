@@ -7,7 +7,8 @@ import NoiseClockSystem
 /// One HTTP connection of the face: the routes of SPEC §9 behind the access rules of §8.
 ///
 /// `GET /` the face's index.html (`?token=T` once sets the cookie), `GET /static/…` its files,
-/// `GET /api/state` every retained state, `POST /api/cmd/VERB` a command; `GET /ws` is upgraded
+/// `GET /api/state` every retained state, `GET /api/strings/LANG` the face's messages in a language
+/// (SPEC §11), `POST /api/cmd/VERB` a command; `GET /ws` is upgraded
 /// before it gets here, so a `/ws` request seen here was refused (403/401) or not an upgrade (400).
 final class FaceHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
@@ -105,11 +106,16 @@ final class FaceHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             serveFile(segments, head: head, context: context)
         case "/api/state" where isRead:
             send(.ok, json: server.stateJSON(), head: head, context: context)
+        case _ where path.hasPrefix("/api/strings/") && isRead:
+            guard let strings = server.strings(String(path.dropFirst("/api/strings/".count))) else {
+                return send(.notFound, text: "no such language\n", head: head, context: context)
+            }
+            send(.ok, json: strings, head: head, context: context)
         case _ where isCommand && head.method == .POST:
             command(String(path.dropFirst("/api/cmd/".count)), head: head, context: context)
         case "/ws":
             send(.badRequest, text: "a WebSocket upgrade on a new connection is expected here\n", head: head, context: context)
-        case _ where path == "/" || path == "/api/state" || path.hasPrefix("/static/") || isCommand:
+        case _ where path == "/" || path == "/api/state" || path.hasPrefix("/api/strings/") || path.hasPrefix("/static/") || isCommand:
             let allow = isCommand ? "POST" : "GET, HEAD"
             send(.methodNotAllowed, text: "use \(allow)\n", headers: ["Allow": allow], head: head, context: context)
         default:

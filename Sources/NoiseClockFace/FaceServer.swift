@@ -30,6 +30,8 @@ public final class FaceServer: Sendable {
     let access: FaceAccess
     let hub: StateHub
     let respond: @Sendable (_ verb: String, _ payload: [UInt8]) async -> JSONValue
+    /// The face's messages in a language (`GET /api/strings/de`); nil for a language the node does not speak.
+    let strings: @Sendable (_ language: String) -> JSONValue?
     let options: Options
     let logger: Logger
     let loop: any EventLoop
@@ -40,11 +42,13 @@ public final class FaceServer: Sendable {
     public init(
         access: FaceAccess, hub: StateHub, options: Options = Options(), logger: Logger,
         respond: @escaping @Sendable (_ verb: String, _ payload: [UInt8]) async -> JSONValue,
+        strings: @escaping @Sendable (_ language: String) -> JSONValue? = { _ in nil },
         clientsChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.access = access
         self.hub = hub
         self.respond = respond
+        self.strings = strings
         self.options = options
         self.logger = logger
         loop = Self.group.next()

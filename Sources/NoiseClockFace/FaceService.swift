@@ -33,6 +33,7 @@ public struct FaceService: Service, CustomStringConvertible {
         options: FaceServer.Options = FaceServer.Options(), retryInterval: Duration = .seconds(30),
         folderCandidates: [String]? = nil, sleep: @escaping @Sendable (Duration) async throws -> Void,
         respond: @escaping @Sendable (_ verb: String, _ payload: [UInt8]) async -> JSONValue,
+        strings: @escaping @Sendable (_ language: String) -> JSONValue? = { _ in nil },
         onStatusChange: @escaping @Sendable (FaceStatus) -> Void = { _ in }
     ) {
         self.settings = settings
@@ -43,7 +44,7 @@ public struct FaceService: Service, CustomStringConvertible {
         let cell = StatusCell(FaceStatus(url: Self.url(bind: settings.bind, port: settings.port), ok: false, error: "starting"), onStatusChange)
         self.cell = cell
         server = FaceServer(
-            access: FaceAccess(token: token), hub: hub, options: options, logger: logger, respond: respond,
+            access: FaceAccess(token: token), hub: hub, options: options, logger: logger, respond: respond, strings: strings,
             clientsChanged: { count in cell.update { $0.clients = count } })
     }
 

@@ -36,6 +36,8 @@ public struct Node: Sendable {
     public let meditations: MeditationLibrary
     /// Home Assistant discovery; nil with `mqtt.discovery: false`.
     public let homeAssistant: HomeAssistantPublisher?
+    /// The message catalogs and the language in force (SPEC §11).
+    public let language: NodeLanguage
     /// Wakes the clock service after a settings change (the format or `publish_seconds` changed).
     let clockWakeUp = WakeUp()
     let logger: Logger
@@ -43,7 +45,7 @@ public struct Node: Sendable {
     public init(
         configuration: Configuration, transport: any MQTTTransport, store: any Store, clock: NodeClock,
         battery: (any BatterySource)? = nil, audio: (any AudioOutput)? = nil, sounds: SoundLibrary = .empty,
-        storeProblems: [String] = [], screen: ScreenHandle? = nil, logger: Logger
+        storeProblems: [String] = [], screen: ScreenHandle? = nil, catalogs: Catalogs? = nil, logger: Logger
     ) {
         self.configuration = configuration
         self.transport = transport
@@ -56,6 +58,8 @@ public struct Node: Sendable {
         self.settings = settings
         let time = NodeTime(clock: clock, settings: settings)
         self.time = time
+        let language = NodeLanguage(catalogs: catalogs ?? NodeLanguage.shipped(logger: logger)) { settings.current.language }
+        self.language = language
         let stored = AlarmScheduler.load(from: store, logger: logger)
         let storedTimers = TimerScheduler.load(from: store, logger: logger)
         status = StatusBoard(
@@ -100,11 +104,11 @@ public struct Node: Sendable {
         // Every verb the node answers (SPEC §2), by feature: a new verb is an `add` in its group,
         // a new group one line here.
         router = CommandRouter(groups: [
-            SystemCommands(status: status, catalog: sounds.catalog),
+            SystemCommands(status: status, catalog: sounds.catalog, language: language),
             SettingsCommands(
                 settings: settings, time: time, hub: hub, wakeUps: [clockWakeUp, display.wakeUp, meditation.wakeUp], catalog: sounds.catalog),
-            AlarmCommands(scheduler: alarms),
-            TimerCommands(timers: timers),
+            AlarmCommands(scheduler: alarms, language: language),
+            TimerCommands(timers: timers, language: language),
             DismissCommands(alarms: alarms, timers: timers),
             DisplayCommands(display: display),
             MeditationLibraryCommands(library: meditations),
@@ -222,10 +226,11 @@ extension Node {
     /// The clock face's server (SPEC §9): commands through this node's router, states from its hub,
     /// its status in `B/status`'s `"face"`.
     func faceService() throws -> FaceService {
-        let router = router, status = status
+        let router = router, status = status, language = language
         return FaceService(
             settings: configuration.face, token: try ConfigurationLoader.faceToken(for: configuration.face), hub: hub,
-            logger: logger, sleep: NodeClock.live.sleep, respond: { verb, payload in await router.respond(verb: verb, payload: payload).json }
+            logger: logger, sleep: NodeClock.live.sleep, respond: { verb, payload in await router.respond(verb: verb, payload: payload).json },
+            strings: { code in Language(rawValue: code).map(language.faceStrings) }
         ) { face in
             status.status.face.value = face.json
             Task(executorPreference: NodeExecutor.shared) { status.publish() }

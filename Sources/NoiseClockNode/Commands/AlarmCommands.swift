@@ -4,10 +4,14 @@ import NoiseClockCore
 struct AlarmCommands: CommandGroup {
     static let idRequired = "the id of an alarm is required"
     let scheduler: AlarmScheduler
+    let language: NodeLanguage
 
     func addCommands(to router: inout CommandRouter) {
         router.add("alarm/add", shape: .object(bareValue: "time")) { arguments in
-            try await scheduler.add(try AlarmDraft(arguments))
+            var draft = try AlarmDraft(arguments)
+            // An alarm added without a label is called what the language in force calls one ("Wecker").
+            if draft.fields.label == nil { draft.fields.label = language.catalog.text("label.alarm") }
+            return try await scheduler.add(draft)
         }
         router.add("alarm/update", shape: .object(bareValue: nil)) { arguments in
             try await scheduler.update(try AlarmPatch(arguments))

@@ -4,10 +4,13 @@ import NoiseClockCore
 struct TimerCommands: CommandGroup {
     static let idRequired = "the id of a timer is required"
     let timers: TimerScheduler
+    let language: NodeLanguage
 
     func addCommands(to router: inout CommandRouter) {
         router.add("timer/start", shape: .object(bareValue: "minutes")) { arguments in
-            try await timers.start(try TimerDraft(arguments))
+            var draft = try TimerDraft(arguments)
+            if draft.label == nil { draft.label = language.catalog.text("label.timer") }
+            return try await timers.start(draft)
         }
         router.add("timer/pause", shape: .object(bareValue: "id")) { arguments in
             try await timers.pause(try Self.id(arguments))
