@@ -3,17 +3,17 @@
 // shown, or while a timer or a session counts down) and when state arrives; there is no
 // animation-frame loop: every countdown on the page moves on the clock's own tick.
 
-import { t } from "./i18n.js";
+import { t, language, loadStrings, missing } from "./i18n.js";
 import { store, subscribe, emit, face, clockSettings } from "./store.js";
-import { connect, command } from "./connection.js";
+import { connect, command, loadCatalogs } from "./connection.js";
 import { now, parts, setZone, formatHM } from "./nodetime.js";
 import { TimeView, fontStack } from "./timeview.js";
 import { applyTheme } from "./theme.js";
-import { initOverlays, renderOverlays, renderConnection, renderTimerChips } from "./overlays.js";
-import { initRinging, renderRinging, updateRingTime, isRinging, renderTimerRinging } from "./ringing.js";
-import { initSession, renderSession, loadAffirmations, sessionShown } from "./session.js";
+import { initOverlays, labelOverlays, renderOverlays, renderConnection, renderTimerChips } from "./overlays.js";
+import { initRinging, labelRinging, renderRinging, updateRingTime, isRinging, renderTimerRinging } from "./ringing.js";
+import { initSession, labelSession, renderSession, sessionShown } from "./session.js";
 import { counting } from "./countdown.js";
-import { initControls, showControls, hideControls, controlsVisible, escape, panelOpen, closePanel } from "./controls.js";
+import { initControls, labelControls, showControls, hideControls, controlsVisible, escape, panelOpen, closePanel } from "./controls.js";
 import { $, setAttr, setHidden, setText } from "./dom.js";
 
 const ORBIT_STEPS = 10; // minutes for one pixel-shift orbit
@@ -114,11 +114,13 @@ function renderAll(topics) {
     renderSession();
     return;
   }
-  const all = !topics;
+  if (topics?.has("language")) relabel();
+  const all = !topics || topics.has("language");
   const has = (...names) => all || names.some((n) => topics.has(n));
+  if (has("settings", "connection")) followLanguage();
   if (has("settings", "clock", "preview")) {
+    showTime(); // first: the AM/PM it sets are measured with the font
     applyFont();
-    showTime();
     schedule();
   } else if (has("timers", "meditation")) {
     schedule(); // a countdown starts or stops the one-second tick
@@ -137,6 +139,27 @@ function renderAll(topics) {
   }
   if (has("alarm/state", "alarms", "connection", "settings", "clock", "timers", "meditation")) renderViews();
   renderWake();
+}
+
+// --- the language: the node's settings.language, switched while the page runs
+
+/** Fetches the catalog of the node's language when it is not the one in use, then redraws every text. */
+async function followLanguage() {
+  const wanted = store.state.settings?.language || language() || "en";
+  if (await loadStrings(wanted)) {
+    emit("language");
+    loadCatalogs(); // sound names come in the language asked for
+  }
+}
+
+/** The texts written once rather than on each render. */
+function relabel() {
+  document.title = t("app.title");
+  lastMinute = -1; // the time's accessible name
+  labelOverlays();
+  labelRinging();
+  labelSession();
+  labelControls();
 }
 
 // --- a dark screen wakes on touch
@@ -191,23 +214,31 @@ document.addEventListener("visibilitychange", () => {
   }
 });
 
-// --- start
+// --- start: the strings of the node's language before the first text
 
-document.title = t("app.title");
-initOverlays();
-initRinging();
-initSession();
-initControls();
-new ResizeObserver(() => fit()).observe(stage);
-subscribe(renderAll);
-document.fonts?.addEventListener?.("loadingdone", () => {
-  timeView.spec = "";
-  applyFont();
-});
-renderAll(null);
-setTimeout(() => renderAll(new Set(["connection"])), 1600);
-connect();
-loadAffirmations();
+async function start() {
+  try {
+    const r = await fetch("/api/state");
+    await loadStrings((await r.json()).settings?.language || "en");
+  } catch {
+    await loadStrings("en"); // no state: English until the node says otherwise
+  }
+  initOverlays();
+  initRinging();
+  initSession();
+  initControls();
+  relabel();
+  new ResizeObserver(() => fit()).observe(stage);
+  subscribe(renderAll);
+  document.fonts?.addEventListener?.("loadingdone", () => {
+    timeView.spec = "";
+    applyFont();
+  });
+  renderAll(null);
+  setTimeout(() => renderAll(new Set(["connection"])), 1600);
+  connect();
+}
 
 // For the browser test and for debugging in a kiosk: read-only views of what the face holds.
-window.noiseclockFace = { store, now, timeView };
+window.noiseclockFace = { store, now, timeView, missing };
+start();

@@ -3,6 +3,7 @@
 
 import { setState, setConnected, store, emit } from "./store.js";
 import { observeClock } from "./nodetime.js";
+import { language } from "./i18n.js";
 
 const TIMEOUT_MS = 10000;
 let socket = null;
@@ -101,8 +102,11 @@ export function command(verb, payload = {}) {
   });
 }
 
-async function loadCatalogs() {
-  const r = await command("sounds");
+/** The sound catalogs, their names in the language of the face's strings. */
+export async function loadCatalogs() {
+  const asked = language();
+  const r = await command("sounds", asked ? { language: asked } : {});
+  if (asked !== language()) return; // the language changed meanwhile: its own request follows
   if (r.status === "ok" && r.data) {
     store.sounds = { noise: r.data.noise || [], alarm: r.data.alarm || [], gong: r.data.gong || [] };
     emit("sounds");

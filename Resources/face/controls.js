@@ -30,16 +30,11 @@ export function initControls() {
   title = $("#sheet-title");
   back = $("#sheet-back");
   toastEl = $("#toast");
-  setAttr(dock, "aria-label", t("dock.label"));
   for (const b of dock.querySelectorAll("[data-panel]")) {
-    setText(b.querySelector("span"), t("dock." + b.dataset.panel));
-    setAttr(b, "aria-label", t("dock." + b.dataset.panel)); // the text hides on narrow screens
     setAttr(b, "aria-expanded", "false");
     setAttr(b, "aria-controls", "sheet");
     b.addEventListener("click", () => (panelName === b.dataset.panel ? closePanel() : openPanel(b.dataset.panel)));
   }
-  setAttr($("#sheet-close"), "aria-label", t("panel.close"));
-  setAttr(back, "aria-label", t("panel.back"));
   $("#sheet-close").addEventListener("click", () => closePanel());
   back.addEventListener("click", () => backAction?.());
 
@@ -50,6 +45,27 @@ export function initControls() {
   sheet.addEventListener("scroll", () => visible && resetIdle(), { capture: true, passive: true });
   sheet.addEventListener("keydown", trapFocus);
   subscribe((topics) => panel?.update(topics));
+}
+
+/** The dock's and the sheet's names, and the open panel drawn again, in the language in force. */
+export function labelControls() {
+  setAttr(dock, "aria-label", t("dock.label"));
+  for (const b of dock.querySelectorAll("[data-panel]")) {
+    setText(b.querySelector("span"), t("dock." + b.dataset.panel));
+    setAttr(b, "aria-label", t("dock." + b.dataset.panel)); // the text hides on narrow screens
+  }
+  setAttr($("#sheet-close"), "aria-label", t("panel.close"));
+  setAttr(back, "aria-label", t("panel.back"));
+  if (!panel) return;
+  const focusLost = body.contains(document.activeElement);
+  setText(title, t(panelName + ".title"));
+  if (panel.relabel) panel.relabel();
+  else {
+    panel.destroy?.();
+    body.replaceChildren();
+    panel.mount(body);
+  }
+  if (focusLost && !body.contains(document.activeElement)) $("#sheet-close").focus({ preventScroll: true });
 }
 
 export function controlsVisible() {

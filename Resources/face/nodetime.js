@@ -122,7 +122,7 @@ export function relative(targetMs, fromMs = now()) {
   const m = total % 60;
   if (d > 0) return t("rel.d_h", { d, h, count: d });
   if (h === 0) return t("rel.min", { m });
-  if (m === 0) return t("rel.h", { h });
+  if (m === 0) return t("rel.h", { h, count: h });
   return t("rel.h_min", { h, m });
 }
 

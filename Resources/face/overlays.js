@@ -3,7 +3,7 @@
 // disconnected: old state is never shown as current.
 
 import { store, face, clockSettings } from "./store.js";
-import { t } from "./i18n.js";
+import { t, language } from "./i18n.js";
 import { $, h, icon, setText, setHidden, setClass, setAttr } from "./dom.js";
 import { parts, formatInstant, relative, left } from "./nodetime.js";
 import { sortedTimers, timerLeft, clockText } from "./countdown.js";
@@ -16,6 +16,9 @@ let dateLocale = "";
 
 export function initOverlays() {
   for (const id of ["date", "timer-chips", "battery", "next-alarm", "noise-now", "snoozed", "conn"]) els[id] = $("#" + id);
+}
+
+export function labelOverlays() {
   setText($(".conn-text", els.conn), t("conn.offline"));
   setAttr(els.conn, "title", t("conn.offline.long"));
 }
@@ -40,16 +43,16 @@ export function renderTimerChips(visible = face().overlays?.timers !== false, st
   const list = visible ? sortedTimers().filter((x) => x.state !== "ringing") : [];
   const shown = list.slice(0, list.length > MAX_TIMER_CHIPS ? MAX_TIMER_CHIPS - 1 : MAX_TIMER_CHIPS);
   const more = list.length - shown.length;
-  const key = shown.map((x) => x.id + x.state + x.label).join() + more;
+  const key = shown.map((x) => x.id + x.state + x.label).join() + more + language();
   if (el.dataset.key !== key) {
     el.dataset.key = key;
     el.replaceChildren(...shown.map((x) => h("span", { class: "tchip " + x.state }, icon(x.state === "paused" ? "pause" : "timer"),
-      h("span", { text: x.label || t("timers.default") }), h("b"))), more > 0 ? h("span", { class: "tchip", text: t("timers.more", { count: more }) }) : "");
+      h("span", { text: x.label || t("label.timer") }), h("b"))), more > 0 ? h("span", { class: "tchip", text: t("timers.more", { count: more }) }) : "");
   }
   const times = el.querySelectorAll("b");
   const names = shown.map((x, i) => {
     setText(times[i], clockText(timerLeft(x)));
-    return `${x.label || t("timers.default")} ${times[i].textContent}`;
+    return `${x.label || t("label.timer")} ${times[i].textContent}`;
   });
   setAttr(el, "role", "img");
   setAttr(el, "aria-label", names.concat(more > 0 ? [t("timers.more", { count: more })] : []).join(", "));

@@ -47,6 +47,14 @@ export class AlarmsPanel {
     return !!this.editing && this.dirty;
   }
 
+  /** In another language: the list, or the editor with the changes made so far. */
+  relabel() {
+    if (!this.editing) return this.showList();
+    const dirty = this.dirty;
+    this.edit(this.source, this.editing);
+    this.dirty = dirty;
+  }
+
   update(topics) {
     if (this.editing) {
       if (topics?.has("sounds")) this.renderSounds?.();
@@ -94,7 +102,7 @@ export class AlarmsPanel {
 
   row(a) {
     const time = timeText(a.time);
-    const label = a.label || t("editor.label.default");
+    const label = a.label || t("label.alarm");
     const next = a.enabled && a.next_fire ? relative(Date.parse(a.next_fire)) : "";
     const nextText = !a.enabled ? t("alarms.off") : a.skip_next ? t("alarms.skipped", { relative: next }) : next;
     const [clock, ampm] = time.split(" ");
@@ -110,9 +118,10 @@ export class AlarmsPanel {
 
   // --- editor
 
-  edit(alarm) {
-    const draft = { ...DEFAULTS, sound: defaultSound(), ...(alarm || {}) };
+  edit(alarm, kept = null) {
+    const draft = kept || { ...DEFAULTS, sound: defaultSound(), ...(alarm || {}) };
     draft.days = [...(draft.days || [])];
+    this.source = alarm;
     this.editing = draft;
     this.dirty = false;
     this.ctx.setTitle(t(alarm ? "editor.edit" : "editor.new"));
@@ -137,7 +146,7 @@ export class AlarmsPanel {
           repeatDesc.textContent = repeatText(draft.days);
         },
       })));
-    const label = h("input", { class: "input", type: "text", maxlength: "64", value: draft.label, placeholder: t("editor.label.default"),
+    const label = h("input", { class: "input", type: "text", maxlength: "64", value: draft.label, placeholder: t("label.alarm"),
       autocomplete: "off", oninput: (e) => change({ label: e.target.value }) });
 
     this.soundList = h("div", { class: "sound-list", role: "radiogroup", "aria-label": t("editor.sound") });

@@ -29,6 +29,11 @@ export class MeditationPanel {
     return this.tab === "edit";
   }
 
+  relabel() {
+    if (this.tab === "edit") this.edit(this.item);
+    else this.show(this.tab);
+  }
+
   async send(verb, payload) {
     const r = await this.ctx.command(verb, payload);
     if (r.status !== "ok") this.ctx.toast(errorText(r));
@@ -137,7 +142,7 @@ export class MeditationPanel {
     const play = h("button", { type: "button", class: "row-btn", disabled: !!x.error, dataset: { key: "p" + x.id },
       "aria-label": x.error ? t("med.broken", { name: x.name, reason: x.error }) : t("med.play", { name: x.name, length: lengthText(x.duration_s) }),
       onclick: () => this.send("meditation/play", { id: x.id }) },
-    h("strong", {}, icon(x.error ? "close" : "play"), x.name), h("span", { text: x.error || lengthText(x.duration_s) }));
+    h("strong", {}, icon(x.error ? "close" : "play"), x.name), h("span", { text: x.error ? t("med.broken.short") : lengthText(x.duration_s) }));
     const edit = iconButton("edit", t("med.edit.label", { name: x.name }), () => this.edit(x));
     edit.dataset.key = "e" + x.id;
     return h("div", { class: "guided-row" + (x.error ? " broken" : "") }, play, edit);
@@ -145,6 +150,7 @@ export class MeditationPanel {
 
   edit(x) {
     this.tab = "edit";
+    this.item = x;
     this.ctx.setTitle(t("med.edit"));
     this.ctx.setBack(() => this.show("library"));
     const input = (value) => h("input", { class: "input", type: "text", maxlength: "120", value: value || "", autocomplete: "off" });

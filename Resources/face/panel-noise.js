@@ -37,7 +37,7 @@ export class NoisePanel {
       })), -1, (m) => this.send("noise/sleep", { minutes: m }));
     this.sleepLeft = h("p", { class: "hint" });
     this.search = h("input", {
-      class: "input", type: "search", placeholder: t("noise.search"), "aria-label": t("noise.search"), autocomplete: "off",
+      class: "input", type: "search", value: this.query, placeholder: t("noise.search"), "aria-label": t("noise.search"), autocomplete: "off",
       oninput: () => {
         this.query = this.search.value.trim().toLowerCase();
         this.renderTiles();

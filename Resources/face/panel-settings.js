@@ -63,6 +63,8 @@ subscribe((topics) => {
 // --- the panel
 
 const THEMES = ["night", "day", "red", "custom"];
+// Each language by its own name, whatever the language in force.
+const LANGUAGES = [{ value: "en", label: "English" }, { value: "de", label: "Deutsch" }];
 const FONTS = ["sans", "serif", "mono", "rounded"];
 
 export class SettingsPanel {
@@ -165,6 +167,12 @@ export class SettingsPanel {
     c.nightBrightness = slider(t("settings.night.brightness"), { value: n.brightness ?? 5, format: pct, onInput: (v) => preview({ night: { brightness: v } }) });
     c.dayBrightness = slider(t("settings.day_brightness"), { value: f.day_brightness ?? 100, format: pct, onInput: (v) => preview({ day_brightness: v }) });
     this.fields.day_brightness = c.dayBrightness;
+
+    // Language
+    c.language = segmented(t("settings.language"), LANGUAGES, store.state.settings?.language, (v) => this.send({ language: v }, "language"));
+    for (const b of c.language.children) b.lang = b.dataset.value;
+    this.fields.language = field(t("settings.language"), c.language, "language");
+    this.fields.language.firstChild.hidden = true; // the section's title names it
     this.fields["night.brightness"] = c.nightBrightness;
 
     body.append(
@@ -175,6 +183,7 @@ export class SettingsPanel {
       section(t("settings.night"), c.night, when("start", "sunset", t("settings.night.sunset")),
         when("end", "sunrise", t("settings.night.sunrise")), field(t("settings.night.theme"), c.nightTheme, "night.theme"),
         c.nightBrightness, c.dayBrightness),
+      section(t("settings.language"), this.fields.language),
     );
     this.renderCustom();
     this.renderPreview();
@@ -207,6 +216,7 @@ export class SettingsPanel {
     const cs = clockSettings();
     const c = this.controls;
     setSegmented(c.format, cs.timeFormat);
+    setSegmented(c.language, store.state.settings?.language);
     setToggle(c.seconds, cs.showSeconds);
     setSegmented(c.theme, f.theme);
     setSegmented(c.font, f.font);

@@ -14,7 +14,17 @@ export class TimersPanel {
     this.ctx = ctx;
   }
 
+  /** In another language: drawn again, keeping the label being typed. */
+  relabel() {
+    const typed = this.label.value;
+    this.body.replaceChildren();
+    this.key = null;
+    this.mount(this.body);
+    this.label.value = typed;
+  }
+
   mount(body) {
+    this.body = body;
     this.label = h("input", { class: "input", type: "text", maxlength: "64", autocomplete: "off", placeholder: t("timers.label"), "aria-label": t("timers.label") });
     const presets = PRESETS.map((m) => h("button", { type: "button", class: "preset", "aria-label": t("timers.start.min", { count: m }),
       onclick: () => this.start({ minutes: m }) }, h("strong", { text: String(m) }), t("timers.min")));
@@ -59,7 +69,7 @@ export class TimersPanel {
   }
 
   row(x) {
-    const label = x.label || t("timers.default");
+    const label = x.label || t("label.timer");
     const button = (key, iconName, text, verb, payload = { id: x.id }) => {
       const b = iconName ? iconButton(iconName, text, () => this.send(verb, payload)) :
         h("button", { type: "button", class: "btn", onclick: () => this.send(verb, payload) }, text);

@@ -3,7 +3,7 @@
 // and the finished-timer view (under a ringing alarm: the alarm comes first).
 
 import { store, clockSettings } from "./store.js";
-import { t } from "./i18n.js";
+import { t, language } from "./i18n.js";
 import { $, h, icon, setText, setHidden, setAttr } from "./dom.js";
 import { timers } from "./countdown.js";
 import { command } from "./connection.js";
@@ -67,20 +67,22 @@ let shown = false;
 export function initRinging() {
   view = $("#ringing");
   hint = $("#ring-hint");
-  setText($(".ring-snooze-title", view), t("ring.snooze"));
-  const dismiss = $("#ring-dismiss");
-  setText($(".hold-label", dismiss), t("ring.dismiss"));
-  setAttr(dismiss, "aria-label", t("ring.dismiss.label"));
-  holdButton(dismiss, () => send("dismiss", {}), () => flashHint(t("ring.hint")));
+  holdButton($("#ring-dismiss"), () => send("dismiss", {}), () => flashHint(t("ring.hint")));
   $("#ring-snooze").addEventListener("click", () => {
     const minutes = snoozeMinutes();
     send("snooze", minutes ? { minutes } : {});
   });
+  holdButton($("#snoozed-dismiss"), () => command("dismiss"), null);
+}
 
+export function labelRinging() {
+  setText($(".ring-snooze-title", view), t("ring.snooze"));
+  const dismiss = $("#ring-dismiss");
+  setText($(".hold-label", dismiss), t("ring.dismiss"));
+  setAttr(dismiss, "aria-label", t("ring.dismiss.label"));
   const small = $("#snoozed-dismiss");
   setText($(".hold-label", small), t("ring.snoozed.dismiss"));
   setAttr(small, "aria-label", t("ring.snoozed.dismiss.label"));
-  holdButton(small, () => command("dismiss"), null);
 }
 
 async function send(verb, payload) {
@@ -143,7 +145,7 @@ export function renderTimerRinging() {
   const list = isRinging() ? [] : timers().filter((x) => x.state === "ringing");
   const appeared = list.length > 0 && view.hidden;
   setHidden(view, !list.length);
-  const key = list.map((x) => x.id + x.label).join() + store.connected;
+  const key = list.map((x) => x.id + x.label).join() + store.connected + language();
   if (!list.length) timerKey = "";
   if (!list.length || key === timerKey) return appeared;
   timerKey = key;
@@ -151,7 +153,7 @@ export function renderTimerRinging() {
   setText($("#tring-title"), t("timers.finished", { count: list.length }));
   view.classList.toggle("several", list.length > 1);
   $("#tring-list").replaceChildren(...list.map((x) => {
-    const label = x.label || t("timers.default");
+    const label = x.label || t("label.timer");
     const button = (cls, name, text, aria, verb, payload) => h("button", { type: "button", class: cls, "aria-label": aria, disabled: !store.connected,
       onclick: () => send(verb, { id: x.id, ...payload }) }, icon(name), text);
     return h("div", { class: "tring-item" }, h("h2", { text: label }), h("p", { text: x.duration_s < 60 ? t("unit.s", { count: x.duration_s }) : t("unit.min", { count: Math.round(x.duration_s / 60) }) }),

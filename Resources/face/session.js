@@ -1,7 +1,7 @@
 // A meditation under way, full screen: phase, time left in a thin ring, an affirmation a minute
 // (cross-faded by CSS), pause/resume, stop; a guided one's name, seek bar and position.
 
-import { t } from "./i18n.js";
+import { t, list as texts, language } from "./i18n.js";
 import { $, setText, setHidden, setAttr, setClass } from "./dom.js";
 import { store } from "./store.js";
 import { command } from "./connection.js";
@@ -9,31 +9,14 @@ import { now } from "./nodetime.js";
 import { meditation, secondsUntil, clockText } from "./countdown.js";
 
 let view, range, affs;
-let affirmations = {};
-let affIndex = -1;
+let affKey = "";
 let seeking = false;
 let shown = false;
-
-export async function loadAffirmations() {
-  try {
-    affirmations = await (await fetch("/static/affirmations.json")).json();
-    renderSession();
-  } catch {
-    // Without the list a session shows no affirmation.
-  }
-}
 
 export function initSession() {
   view = $("#session");
   range = $("#s-range");
   affs = view.querySelectorAll(".aff");
-  const label = (id, key) => {
-    setText($(`#${id} span`), t(key));
-    setAttr($("#" + id), "aria-label", t(key));
-  };
-  label("s-stop", "med.stop");
-  label("s-done", "med.done");
-  setAttr(range, "aria-label", t("med.seek"));
   const send = async (verb, payload) => {
     const r = await command(verb, payload);
     if (r.status !== "ok") {
@@ -51,6 +34,14 @@ export function initSession() {
     await send("meditation/seek", { position_s: Number(range.value) });
     seeking = false;
   };
+}
+
+export function labelSession() {
+  for (const [id, key] of [["s-stop", "med.stop"], ["s-done", "med.done"]]) {
+    setText($(`#${id} span`), t(key));
+    setAttr($("#" + id), "aria-label", t(key));
+  }
+  setAttr(range, "aria-label", t("med.seek"));
 }
 
 function paintSeek(position, total) {
@@ -109,11 +100,12 @@ export function renderSession() {
   for (const b of view.querySelectorAll("button, input")) b.disabled = !store.connected;
 
   // A new affirmation each minute of the node's clock: one line fades in as the other fades out.
-  const list = affirmations[(store.state.settings?.language || "en").slice(0, 2)] || affirmations.en || [];
+  const list = texts("affirmation.");
   const index = list.length ? Math.floor(now() / 60000) % list.length : -1;
-  if (index !== affIndex && index >= 0) {
-    const next = affs[affIndex === -1 || affs[1].classList.contains("on") ? 0 : 1];
-    affIndex = index;
+  const key = index + language();
+  if (key !== affKey && index >= 0) {
+    const next = affs[affKey === "" || affs[1].classList.contains("on") ? 0 : 1];
+    affKey = key;
     setText(next, list[index]);
     for (const p of affs) setClass(p, "on", p === next);
   }
