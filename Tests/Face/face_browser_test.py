@@ -2,8 +2,8 @@
 """Drives the NoiseClock face in headless Chromium against a running node (SPEC §9, §7).
 
     /usr/bin/python3 Tests/Face/face_browser_test.py --url http://127.0.0.1:PORT/ [--screenshots DIR]
-        [--check-ringing [--ring-command CMD]] [--check-disconnect] [--expect-disconnected]
-        [--only GROUP,...]
+        [--check-ringing [--ring-command CMD | --clock-file FILE --ring-at EPOCH]] [--check-disconnect]
+        [--expect-disconnected] [--only GROUP,...]
 
 Prints one JSON line per check ({"check", "ok", "detail"}) and exits 1 if any failed. It sets up
 state only through the node's own API (POST /api/cmd/VERB) and puts the settings it changed back.
@@ -11,12 +11,21 @@ state only through the node's own API (POST /api/cmd/VERB) and puts the settings
 --check-ringing       an alarm rings during the run (the caller arranges it, or --ring-command
                       runs a shell command that does): the ringing view shows, a short click on
                       Dismiss does not dismiss, a 1.2 s hold does.
+--clock-file          the libfaketime offset file of the node's clock: with --ring-at (seconds since
+                      1970) the script itself sets the node's time to ring, and afterwards makes a
+                      German alarm ring, snoozes and cancels it, looking for English on the way.
 --check-disconnect    at the end, wait (stderr says so) for the node to be stopped, then check the
                       page marks itself disconnected and keeps the time.
 --expect-disconnected the URL serves the face but no node answers its WebSocket: only the
                       disconnected checks run.
 --only                run only these groups of checks (theme, fit, digits, panels, timers,
-                      meditation, library, idle), e.g. to take screenshots.
+                      meditation, library, idle, german, switch), e.g. to take screenshots.
+The language checks (SPEC §11): in German, every screen of the face (the clock with its overlays,
+the dock, each panel and editor, a finished timer, a session, the offline mark; ringing and snoozed
+with --clock-file) shows no text and no accessible name that is an English catalog text; a change
+of settings.language reaches a running page within a second, and back; the Settings panel's own
+Language choice; strings that cannot be fetched leave the last ones in place; no key the face asks
+for is missing from the catalog.
 The timers, meditation and library checks (SPEC §10) drive the Timers and Meditation screens: a
 timer from a preset counting in the panel and under the time, pause, +1 min, cancel, at most three
 chips, a custom 3 s timer finishing in the view that names it; a session with its countdown and
@@ -24,7 +33,9 @@ affirmation, pause/resume/stop, the choices and stats; the guided meditations of
 meditations.dir grouped by teacher, one played, sought, renamed.
 Needs Debian's chromium, chromium-driver and python3-selenium.
 """
-import argparse, json, subprocess, sys, time, urllib.request
+import argparse, json, os, re, subprocess, sys, time, urllib.request
+from datetime import datetime
+from zoneinfo import ZoneInfo
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
@@ -33,14 +44,19 @@ SIZES = [(800, 480), (480, 800), (1024, 600), (1280, 800), (1920, 1080), (390, 8
 FONTS = ["mono", "serif", "rounded", "sans"]
 INTERACTIVE = "button, input, select, textarea, [role=switch], [role=spinbutton]"
 
-# Before any page script: count animation-frame requests and WebSocket messages.
+# Before any page script: count animation-frame requests and WebSocket messages; keep the sockets,
+# and while __wsBlocked point new ones at a closed loopback port (the node out of reach).
 INIT_SCRIPT = """
-window.__rafCalls = 0; window.__wsMessages = 0;
+window.__rafCalls = 0; window.__wsMessages = 0; window.__sockets = []; window.__wsBlocked = false;
 const raf = window.requestAnimationFrame.bind(window);
 window.requestAnimationFrame = (cb) => { window.__rafCalls++; return raf(cb); };
 const WS = window.WebSocket;
 window.WebSocket = class extends WS {
-  constructor(...a) { super(...a); this.addEventListener('message', () => window.__wsMessages++); }
+  constructor(url, ...a) {
+    super(window.__wsBlocked ? 'ws://127.0.0.1:9/' : url, ...a);
+    window.__sockets.push(this);
+    this.addEventListener('message', () => window.__wsMessages++);
+  }
 };
 """
 
@@ -54,8 +70,10 @@ def report(check, ok, detail=""):
 
 
 class Face:
-    def __init__(self, url, shots):
-        self.url, self.shots = url.rstrip("/") + "/", shots
+    def __init__(self, url, shots, clock_file=None):
+        self.url, self.shots, self.clock_file = url.rstrip("/") + "/", shots, clock_file
+        self.missing = set()  # message keys the page asked for and its catalog lacked
+        self.clock_offset = None  # the node's time minus ours, once set_node_time set it
         options = webdriver.ChromeOptions()
         options.binary_location = "/usr/bin/chromium"
         for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-precise-memory-info"]:
@@ -70,6 +88,7 @@ class Face:
         time.sleep(0.35)
 
     def load(self, wait_connected=True):
+        self.collect_missing()
         self.d.get(self.url)
         if wait_connected:
             self.until(lambda: self.js("return !!(window.noiseclockFace && noiseclockFace.store.connected && noiseclockFace.store.state.clock)"), 5)
@@ -85,6 +104,19 @@ class Face:
                 return True
             time.sleep(step)
         return bool(fn())
+
+    def collect_missing(self):
+        try:
+            self.missing |= set(self.js("return window.noiseclockFace ? [...noiseclockFace.missing] : []") or [])
+        except Exception:
+            pass  # no page yet
+
+    def set_node_time(self, epoch):
+        """Sets the node's clock (libfaketime's offset file) to `epoch`, from now on."""
+        self.clock_offset = epoch - time.time()
+        with open(self.clock_file + ".tmp", "w") as f:
+            f.write(("+" if self.clock_offset >= 0 else "-") + "%.6f\n" % abs(self.clock_offset))
+        os.rename(self.clock_file + ".tmp", self.clock_file)
 
     def logs(self):
         for e in self.d.get_log("browser"):
@@ -472,12 +504,14 @@ def check_idle(face, show_seconds_before):
     report("JS heap <= 10 MB", heap is not None and heap <= 10 * 1024 * 1024, f"{(heap or 0) / 1048576:.1f} MB")
 
 
-def check_ringing(face, ring_command, timeout):
+def check_ringing(face, ring_command, ring_at, timeout):
     """A ringing alarm: the view shows; a short click on Dismiss does not dismiss; a 1.2 s hold does."""
     face.size(1280, 800)
     face.load()
     if ring_command:
         subprocess.run(ring_command, shell=True, check=False)
+    elif ring_at is not None and face.clock_file:
+        face.set_node_time(ring_at)
     shown = face.until(lambda: face.js("return !document.getElementById('ringing').hidden"), timeout, 0.2)
     report("ringing view shows", shown, f"waited up to {timeout} s")
     if not shown:
@@ -502,6 +536,281 @@ def check_ringing(face, ring_command, timeout):
         if after:
             face.click(".tring-actions .ring-snooze")
     face.cmd("timer/cancel")
+
+
+# --- languages (SPEC §11)
+
+# Every text a person can read or hear on the page: text nodes and the attributes screen readers
+# and tooltips use, of what is laid out (hidden views and closed panels are not), and the title.
+VISIBLE_TEXTS = """
+const shown = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+const where = (el) => el.id ? '#' + el.id : el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className.trim()
+  ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
+const out = [['title', document.title, 'document']];
+const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let n; (n = walk.nextNode());) {
+  const el = n.parentElement, text = n.textContent.replace(/\\s+/g, ' ').trim();
+  if (text && el && !el.closest('svg') && shown(el)) out.push(['text', text, where(el)]);
+}
+const names = ['aria-label', 'title', 'placeholder', 'alt', 'aria-valuetext'];
+for (const el of document.querySelectorAll(names.map((a) => `[${a}]`).join(', ')))
+  if (shown(el)) for (const a of names) {
+    const v = (el.getAttribute(a) || '').trim();
+    if (v) out.push([a, v, where(el)]);
+  }
+return out;
+"""
+
+
+def catalog(face, language):
+    with urllib.request.urlopen(face.url + "api/strings/" + language, timeout=5) as r:
+        return json.loads(r.read())
+
+
+def forms(value):
+    return [value] if isinstance(value, str) else [value.get("one", ""), value.get("other", "")]
+
+
+def english_patterns(en, de):
+    """Each English text (both forms of a plural) that is no German text too, as a regex to match a
+    whole text: a placeholder matches anything. Texts of placeholders and signs only are left out."""
+    german = {f for v in de.values() for f in forms(v)}
+    out = []
+    for key, value in en.items():
+        for form in forms(value):
+            if form in german or not re.sub(r"\{\w+\}|[\W\d_]", "", form):
+                continue
+            out.append((key, form, re.compile(".+".join(re.escape(p) for p in re.split(r"\{\w+\}", form)))))
+    return out
+
+
+def english_in(items, patterns):
+    """The texts (or their parts between " · " and ", ") that are an English catalog text."""
+    bad = []
+    for kind, value, el in items:
+        for piece in {value, *re.split(r" · |, ", value)}:
+            hit = next(((k, f) for k, f, rx in patterns if rx.fullmatch(piece.strip())), None)
+            if hit:
+                bad.append(f'{el} {kind} "{value}" is en {hit[0]} "{hit[1]}"')
+                break
+    return bad
+
+
+def open_panel(face, name):
+    if not face.js("return document.getElementById('sheet').hidden"):
+        face.click("#sheet-close")
+    if face.js("return document.getElementById('dock').hidden"):
+        face.click("#face")
+    face.click(f'[data-panel="{name}"]')
+
+
+def check_german(face):
+    """In German, no screen shows a text or an accessible name that is an English catalog text."""
+    en, de = catalog(face, "en"), catalog(face, "de")
+    patterns = english_patterns(en, de)
+    report("the catalogs give English texts to look for", len(patterns) > 150 and en.keys() == de.keys(), f"{len(patterns)} patterns")
+    settings = face.state().get("settings", {})
+
+    def screen(name, shot=None):
+        face.collect_missing()
+        bad = english_in(face.js(VISIBLE_TEXTS), patterns)
+        report(f"German: no English text on {name}", not bad, "; ".join(bad[:6]))
+        if shot:
+            face.shot(f"de-{shot}-1280x800")
+
+    face.cmd("settings", {"language": "de", "meditation": {"preparation_s": 2, "minutes": 5, "interval_min": 5}})
+    made = [face.cmd("alarm/add", a).get("data", {}).get("id") for a in (
+        {"time": "06:15", "days": ["mon", "wed"], "label": "Sport"},
+        {"time": "05:45", "days": ["mon", "tue", "wed", "thu", "fri"]})]
+    alarms = {a["id"]: a for a in face.state().get("alarms", [])}
+    report("a new alarm without a label is named in German", alarms.get(made[1], {}).get("label") == de["label.alarm"],
+           json.dumps(alarms.get(made[1])))
+    noise = (face.cmd("sounds", {"language": "de"}).get("data") or {}).get("noise") or []
+    if noise:
+        face.cmd("noise/play", {"sound": noise[0]["id"]})
+        face.cmd("noise/sleep", {"minutes": 30})
+    face.cmd("timer/start", {"minutes": 5, "label": "Tee"})
+    face.cmd("timer/start", {"minutes": 8})
+    face.size(1280, 800)
+    face.load()
+    report("the page is German", face.js("return document.documentElement.lang") == "de" and
+           face.js("return document.querySelector('[data-panel=settings]').getAttribute('aria-label')") == de["dock.settings"])
+    report("sound names in German", [s["name"] for s in face.js("return noiseclockFace.store.sounds?.noise || []")] == [s["name"] for s in noise])
+    screen("the clock", "clock")
+    face.click("#face")
+    screen("the dock")
+
+    open_panel(face, "noise")
+    screen("Noise", "noise")
+    search = face.d.find_element("css selector", "#sheet-body input[type=search]")
+    search.send_keys((noise[0]["name"] if noise else "Re")[:3])
+    screen("Noise, searched")
+    search.send_keys("zzzz")
+    screen("Noise, nothing found")
+    search.clear()
+    search.send_keys(" ")
+    cats = face.d.find_elements("css selector", ".cats button")
+    if len(cats) > 1:
+        cats[1].click()
+        time.sleep(0.3)
+    screen("Noise, a category")
+
+    open_panel(face, "alarms")
+    screen("Alarms", "alarms")
+    face.click(f'[data-key="edit-{made[0]}"]')
+    screen("the alarm editor", "alarm-editor")
+    face.click("#sheet-body .btn-danger")
+    screen("the alarm editor, Delete armed")
+    face.click("#sheet-back")
+    face.click(".list-head .btn-primary")
+    screen("a new alarm")
+
+    open_panel(face, "timers")
+    screen("Timers", "timers")
+    face.click("#sheet-body .timer-row [data-key^=p]")
+    face.until(lambda: face.js("return !!document.querySelector('.timer-row.paused')"), 3)
+    screen("Timers, one paused")
+
+    open_panel(face, "meditation")
+    screen("Meditation", "meditation")
+    face.click('.tabs [data-value="library"]')
+    screen("the guided meditations", "library")
+    face.click("#sheet-body .guided-row [data-key^=e]")
+    screen("a guided meditation's editor")
+
+    open_panel(face, "settings")
+    face.click('#sheet-body .seg [data-value="custom"]')
+    tz = face.d.find_element("css selector", "#sheet-body input[type=text]")
+    tz.send_keys("a")
+    tz.send_keys("\ue003")  # Backspace: an empty zone offers the clock's own
+    screen("Settings", "settings")
+    face.click('#sheet-body .seg [data-value="night"]')
+    face.cmd("settings", {"time_format": "12h"})
+    face.until(lambda: face.js("return !!document.querySelector('#sheet-body .picker .seg')"), 2)
+    screen("Settings, 12 hours")
+    face.cmd("settings", {"time_format": settings.get("time_format", "24h")})
+    face.click("#sheet-close")
+
+    for label in ("Ei", "Reis"):
+        face.cmd("timer/start", {"seconds": 1, "label": label})
+    face.until(lambda: face.js("return document.querySelectorAll('#timer-ring .tring-item').length") == 2, 6, 0.1)
+    screen("two finished timers", "timer-finished")
+    face.cmd("timer/cancel")
+
+    face.cmd("meditation/start")
+    face.until(lambda: text(face, "#s-phase") == de["med.phase.preparing"], 3)
+    screen("a session preparing")
+    face.until(lambda: meditation(face).get("state") == "running", 5)
+    time.sleep(0.3)
+    screen("a session", "session")
+    face.cmd("meditation/pause")
+    face.until(lambda: text(face, "#s-phase") == de["med.phase.paused"], 3)
+    screen("a paused session")
+    face.cmd("meditation/stop")
+    items = [i for g in (face.state().get("meditations") or {}).get("groups", []) for i in g.get("items", []) if not i.get("error")]
+    if items:
+        face.cmd("meditation/play", {"id": items[0]["id"]})
+        face.until(lambda: not face.js("return document.getElementById('s-seek').hidden"), 3)
+        screen("a guided session")
+        face.cmd("meditation/seek", {"position_s": max(0, int(items[0].get("duration_s", 3)) - 1)})
+        done = face.until(lambda: meditation(face).get("state") == "completed", 6, 0.1)
+        time.sleep(0.3)
+        report("a guided session completes", done, json.dumps(meditation(face)))
+        screen("a completed session")
+        face.cmd("meditation/stop")
+
+    face.cmd("settings", {"face": {"night": {"enabled": True, "start": "00:00", "end": "23:59", "brightness": 0}}})
+    dark = face.until(lambda: not face.js("return document.getElementById('wake').hidden"), 3)
+    report("night at brightness 0: the wake hint shows", dark)
+    screen("the dark screen's wake hint")
+    face.cmd("settings", {"face": {"night": settings.get("face", {}).get("night", {"enabled": False})}})
+
+    face.js("window.__wsBlocked = true; for (const s of window.__sockets) s.close();")
+    report("the node out of reach: the offline mark shows", face.until(lambda: not face.js("return document.getElementById('conn').hidden"), 5))
+    screen("the offline mark")
+    face.load()
+
+    for alarm in made:
+        face.cmd("alarm/delete", {"id": alarm})
+    face.cmd("noise/stop")
+    face.cmd("timer/cancel")
+    face.cmd("settings", {"language": settings.get("language", "en"),
+                          "meditation": {k: v for k, v in settings.get("meditation", {}).items() if k in ("preparation_s", "minutes", "interval_min")}})
+
+
+def dock_name(face):
+    return face.js("return document.querySelector('[data-panel=settings]').getAttribute('aria-label')")
+
+
+def check_language_switch(face):
+    """settings.language changed on the node reaches a running page within a second, and back; the
+    Settings panel's own choice; strings that cannot be fetched leave the last ones."""
+    en, de = catalog(face, "en"), catalog(face, "de")
+    before = face.state().get("settings", {}).get("language", "en")
+    face.cmd("settings", {"language": "en"})
+    face.size(1280, 800)
+    face.load()
+    open_panel(face, "settings")
+    for lang, strings in (("de", de), ("en", en)):
+        start = time.time()
+        face.cmd("settings", {"language": lang})
+        ok = face.until(lambda: dock_name(face) == strings["dock.settings"] and text(face, "#sheet-title") == strings["settings.title"]
+                        and face.js("return document.documentElement.lang") == lang
+                        and face.js("return document.getElementById('time').getAttribute('aria-label')").startswith(strings["clock.label"].split("{")[0]), 1.0, 0.02)
+        report(f"settings.language {lang}: the page within 1 s", ok, f"{time.time() - start:.2f} s: {dock_name(face)}, {text(face, '#sheet-title')}")
+        names = lambda: [s["name"] for s in face.js("return noiseclockFace.store.sounds?.noise || []")]
+        wanted = [s["name"] for s in (face.cmd("sounds", {"language": lang}).get("data") or {}).get("noise", [])]
+        report(f"settings.language {lang}: sound names asked again", face.until(lambda: names() == wanted, 2), f"{names()[:3]} vs {wanted[:3]}")
+    face.click('#sheet-body [lang="de"]')
+    ok = face.until(lambda: face.state().get("settings", {}).get("language") == "de" and text(face, "#sheet-title") == de["settings.title"], 2)
+    report("the Settings panel's Deutsch switches the node and the page", ok, str(text(face, "#sheet-title")))
+    face.click('#sheet-body [lang="en"]')
+    ok = face.until(lambda: face.state().get("settings", {}).get("language") == "en" and text(face, "#sheet-title") == en["settings.title"], 2)
+    report("the Settings panel's English switches back", ok and face.js("return document.querySelector('#sheet-body [lang=en]').getAttribute('aria-pressed')") == "true")
+
+    face.d.execute_cdp_cmd("Network.enable", {})
+    face.d.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/strings/*"]})
+    face.cmd("settings", {"language": "de"})
+    face.until(lambda: face.js("return noiseclockFace.store.state.settings?.language") == "de", 2)
+    time.sleep(0.5)
+    report("strings that cannot be fetched: the last ones stay", dock_name(face) == en["dock.settings"] and text(face, "#sheet-title") == en["settings.title"],
+           f"{dock_name(face)}, {text(face, '#sheet-title')}")
+    face.d.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    face.cmd("settings", {"show_seconds": not face.state().get("settings", {}).get("show_seconds", False)})
+    report("and the next settings bring the new ones", face.until(lambda: dock_name(face) == de["dock.settings"], 2), str(dock_name(face)))
+    face.cmd("settings", {"show_seconds": not face.state().get("settings", {}).get("show_seconds", False), "language": before})
+
+
+def check_ringing_german(face):
+    """A German alarm rings (the node's clock set 2 s before it), is snoozed, and the snooze is held away."""
+    de = catalog(face, "de")
+    en = catalog(face, "en")
+    patterns = english_patterns(en, de)
+    before = face.state().get("settings", {}).get("language", "en")
+    face.cmd("settings", {"language": "de"})
+    zone = ZoneInfo(face.state().get("clock", {}).get("timezone") or "UTC")
+    now = time.time() + face.clock_offset
+    ring = datetime.fromtimestamp((now // 60 + 3) * 60, zone)
+    alarm = face.cmd("alarm/add", {"time": ring.strftime("%H:%M"), "snooze_min": 5}).get("data", {}).get("id")
+    face.size(1280, 800)
+    face.load()
+    face.set_node_time(ring.timestamp() - 2)
+    shown = face.until(lambda: face.js("return !document.getElementById('ringing').hidden"), 10, 0.1)
+    report("a German alarm rings, named in German", shown and text(face, "#ring-label") == de["label.alarm"], str(text(face, "#ring-label")))
+    bad = english_in(face.js(VISIBLE_TEXTS), patterns)
+    report("German: no English text on the ringing view", shown and not bad, "; ".join(bad[:6]))
+    face.shot("de-ringing-1280x800")
+    face.click("#ring-snooze")
+    snoozed = face.until(lambda: face.js("return !document.getElementById('snoozed').hidden"), 3)
+    bad = english_in(face.js(VISIBLE_TEXTS), patterns)
+    report("German: no English text on the snoozed state", snoozed and not bad, "; ".join(bad[:6]))
+    face.shot("de-snoozed-1280x800")
+    ActionChains(face.d).click_and_hold(face.d.find_element("css selector", "#snoozed-dismiss")).pause(1.2).release().perform()
+    report("holding the snooze's cancel ends it", face.until(lambda: face.state().get("alarm/state", {}).get("state") not in ("snoozed", "ringing"), 3),
+           json.dumps(face.state().get("alarm/state")))
+    face.collect_missing()
+    face.cmd("alarm/delete", {"id": alarm})
+    face.cmd("settings", {"language": before})
 
 
 def check_disconnected(face, wait_for_stop):
@@ -539,6 +848,8 @@ def main():
     ap.add_argument("--screenshots")
     ap.add_argument("--check-ringing", action="store_true")
     ap.add_argument("--ring-command")
+    ap.add_argument("--clock-file")
+    ap.add_argument("--ring-at", type=float)
     ap.add_argument("--ringing-timeout", type=float, default=90)
     ap.add_argument("--check-disconnect", action="store_true")
     ap.add_argument("--expect-disconnected", action="store_true")
@@ -546,7 +857,7 @@ def main():
     args = ap.parse_args()
     only = set(filter(None, args.only.split(",")))
     run = lambda group: not only or group in only
-    face = Face(args.url, args.screenshots)
+    face = Face(args.url, args.screenshots, args.clock_file)
     try:
         if args.expect_disconnected:
             face.size(1280, 800)
@@ -575,12 +886,20 @@ def main():
                 if run("idle"):
                     face.cmd("timer/cancel")
                     check_idle(face, before.get("show_seconds", False))
-                face.logs()
+                for group, check in [("german", check_german), ("switch", check_language_switch)]:
+                    if run(group):
+                        check(face)
+                        face.logs()
                 if args.check_ringing:
-                    check_ringing(face, args.ring_command, args.ringing_timeout)
+                    check_ringing(face, args.ring_command, args.ring_at, args.ringing_timeout)
+                    if face.clock_offset is not None and run("german"):
+                        check_ringing_german(face)
             finally:
                 restore = {k: face_before[k] for k in ("theme", "font", "night") if k in face_before}
-                face.cmd("settings", {"face": restore, "show_seconds": before.get("show_seconds", False)})
+                face.cmd("settings", {"face": restore, "show_seconds": before.get("show_seconds", False),
+                                      "language": before.get("language", "en")})
+            face.collect_missing()
+            report("no message key missing from the catalog", not face.missing, ", ".join(sorted(face.missing)))
             face.logs()
             report("no console errors", not face.console, " | ".join(face.console[:3]))
             if args.check_disconnect:
