@@ -606,15 +606,56 @@ def open_panel(face, name):
 
 GERMAN_SIZES = [(1280, 800), (800, 480), (480, 800), (390, 844)]
 
+# Labels that break onto a second line or run out of their box (or out of the scrolling box or the
+# screen around them). Running text may wrap: paragraphs, hints, descriptions, people's own labels;
+# a switch's label up to two lines. A row that scrolls sideways (the categories) may run on.
+LAYOUT_PROBLEMS = """
+const where = (el) => el.id ? '#' + el.id : el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className.trim()
+  ? '.' + el.className.trim().split(/\s+/).join('.') : '');
+const rectsOf = new Map();
+const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let n; (n = walk.nextNode());) {
+  const el = n.parentElement;
+  if (!n.textContent.trim() || !el || el.closest('svg, #time, .preview, .cats') || !el.getClientRects().length) continue;
+  if (el.matches('p, .hint, .tile span, .aff, .tring-item h2, .toast, .field-error')) continue;
+  const r = document.createRange();
+  r.selectNodeContents(n);
+  rectsOf.set(el, [...(rectsOf.get(el) || []), ...[...r.getClientRects()].filter((x) => x.width > 0)]);
+}
+const out = [];
+const out_of = (x, r) => x.right > r.right + 1 || x.left < r.left - 1;
+const clip = (el) => {
+  let box = el;
+  while ((box = box.parentElement) && box !== document.body && getComputedStyle(box).overflowX === 'visible');
+  return box && box !== document.body ? box.getBoundingClientRect() : {left: 0, right: innerWidth};
+};
+for (const el of document.querySelectorAll('button, input'))
+  if (el.getClientRects().length && !el.closest('.cats') && [clip(el), {left: 0, right: innerWidth}].some((r) => out_of(el.getBoundingClientRect(), r)))
+    out.push(`${where(el)} "${el.textContent.trim().slice(0, 40)}" cut off`);
+for (const [el, rects] of rectsOf) {
+  if (!rects.length) continue;
+  const tops = rects.map((x) => x.top).sort((a, b) => a - b), h = Math.min(...rects.map((x) => x.height));
+  const lines = tops.filter((t, i) => i === 0 || t - tops[i - 1] > h * 0.6).length;
+  const text = `${where(el)} "${el.textContent.trim().slice(0, 40)}"`;
+  if (lines > (el.matches('.switch-label') ? 2 : 1)) out.push(`${text} on ${lines} lines`);
+  if (rects.some((x) => out_of(x, clip(el)) || out_of(x, {left: 0, right: innerWidth}))
+      || (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible'))
+    out.push(`${text} cut off`);
+}
+return out;
+"""
 
-def german_shots(face, name):
-    """Screenshots of what shows, at the sizes where German's longer words are tightest."""
-    if not face.shots:
-        return
+
+def german_look(face, name, shot=None):
+    """At each size: labels that wrap or are cut off (reported), and screenshots when asked for."""
+    problems = []
     for w, h in GERMAN_SIZES:
         face.size(w, h)
-        face.shot(f"de-{name}-{w}x{h}")
+        problems += [f"{w}x{h}: {p}" for p in face.js(LAYOUT_PROBLEMS)]
+        if shot:
+            face.shot(f"de-{shot}-{w}x{h}")
     face.size(1280, 800)
+    report(f"German: every label fits on {name}", not problems, "; ".join(problems[:6]))
 
 
 def check_german(face):
@@ -628,8 +669,7 @@ def check_german(face):
         face.collect_missing()
         bad = english_in(face.js(VISIBLE_TEXTS), patterns)
         report(f"German: no English text on {name}", not bad, "; ".join(bad[:6]))
-        if shot:
-            german_shots(face, shot)
+        german_look(face, name, shot)
 
     face.cmd("settings", {"language": "de", "meditation": {"preparation_s": 2, "minutes": 5, "interval_min": 5}})
     made = [face.cmd("alarm/add", a).get("data", {}).get("id") for a in (
@@ -694,6 +734,7 @@ def check_german(face):
     open_panel(face, "settings")
     face.click('#sheet-body .seg [data-value="custom"]')
     tz = face.d.find_element("css selector", "#sheet-body input[type=text]")
+    tz.clear()
     tz.send_keys("a")
     tz.send_keys("\ue003")  # Backspace: an empty zone offers the clock's own
     screen("Settings", "settings")
@@ -815,12 +856,12 @@ def check_ringing_german(face):
     report("a German alarm rings, named in German", shown and text(face, "#ring-label") == de["label.alarm"], str(text(face, "#ring-label")))
     bad = english_in(face.js(VISIBLE_TEXTS), patterns)
     report("German: no English text on the ringing view", shown and not bad, "; ".join(bad[:6]))
-    german_shots(face, "ringing")
+    german_look(face, "the ringing view", "ringing")
     face.click("#ring-snooze")
     snoozed = face.until(lambda: face.js("return !document.getElementById('snoozed').hidden"), 3)
     bad = english_in(face.js(VISIBLE_TEXTS), patterns)
     report("German: no English text on the snoozed state", snoozed and not bad, "; ".join(bad[:6]))
-    german_shots(face, "snoozed")
+    german_look(face, "the snoozed state", "snoozed")
     ActionChains(face.d).click_and_hold(face.d.find_element("css selector", "#snoozed-dismiss")).pause(1.2).release().perform()
     report("holding the snooze's cancel ends it", face.until(lambda: face.state().get("alarm/state", {}).get("state") not in ("snoozed", "ringing"), 3),
            json.dumps(face.state().get("alarm/state")))
