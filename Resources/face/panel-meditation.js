@@ -30,7 +30,7 @@ export class MeditationPanel {
   }
 
   relabel() {
-    if (this.tab === "edit") this.edit(this.item);
+    if (this.tab === "edit") this.edit(this.edited);
     else this.show(this.tab);
   }
 
@@ -150,7 +150,7 @@ export class MeditationPanel {
 
   edit(x) {
     this.tab = "edit";
-    this.item = x;
+    this.edited = x;
     this.ctx.setTitle(t("med.edit"));
     this.ctx.setBack(() => this.show("library"));
     const input = (value) => h("input", { class: "input", type: "text", maxlength: "120", value: value || "", autocomplete: "off" });

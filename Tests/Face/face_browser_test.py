@@ -825,6 +825,19 @@ def check_language_switch(face):
     ok = face.until(lambda: face.state().get("settings", {}).get("language") == "en" and text(face, "#sheet-title") == en["settings.title"], 2)
     report("the Settings panel's English switches back", ok and face.js("return document.querySelector('#sheet-body [lang=en]').getAttribute('aria-pressed')") == "true")
 
+    # An alarm being edited stays open through a change of language, with what was typed.
+    open_panel(face, "alarms")
+    face.click(".list-head .btn-primary")
+    face.d.find_element("css selector", "#sheet-body input.input").send_keys("Brunch")
+    face.cmd("settings", {"language": "de"})
+    kept = face.until(lambda: text(face, "#sheet-title") == de["editor.new"], 1.0, 0.02)
+    typed = face.js("return document.querySelector('#sheet-body input.input')?.value")
+    report("an alarm being edited stays open in the new language, as typed", kept and typed == "Brunch", f"{text(face, '#sheet-title')}: {typed}")
+    face.click("#sheet-back")
+    face.cmd("settings", {"language": "en"})
+    face.until(lambda: dock_name(face) == en["dock.settings"], 1.0)
+    open_panel(face, "settings")
+
     face.d.execute_cdp_cmd("Network.enable", {})
     face.d.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/strings/*"]})
     face.cmd("settings", {"language": "de"})
