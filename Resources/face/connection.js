@@ -2,7 +2,7 @@
 // (1 s doubling to 30 s) whenever it drops.
 
 import { setState, setConnected, store, emit } from "./store.js";
-import { observeClock } from "./nodetime.js";
+import { observeClock, observeRange } from "./nodetime.js";
 import { language } from "./i18n.js";
 
 const TIMEOUT_MS = 10000;
@@ -36,6 +36,7 @@ export function connect() {
     backoff = 1000;
     setConnected(true);
     loadCatalogs();
+    syncClock();
   });
   ws.addEventListener("message", (e) => receive(e.data));
   ws.addEventListener("close", () => {
@@ -100,6 +101,19 @@ export function command(verb, payload = {}) {
     pending.set(id, { resolve, timer });
     socket.send(JSON.stringify({ type: "command", verb, payload, id }));
   });
+}
+
+/**
+ * The node's time to a second or two from `ping` (started_at + uptime_s), for a browser whose own
+ * clock disagrees: the retained clock state alone can be a minute old.
+ */
+async function syncClock() {
+  const sent = Date.now();
+  const r = await command("ping");
+  const at = Date.parse(r.data?.started_at) + Number(r.data?.uptime_s) * 1000;
+  if (Number.isNaN(at)) return;
+  observeRange(at, at + 2000, sent, Date.now());
+  emit("clock");
 }
 
 /** The sound catalogs, their names in the language of the face's strings. */

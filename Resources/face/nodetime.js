@@ -19,8 +19,16 @@ export function observeClock(iso, fresh, periodS) {
   const local = Date.now();
   const onBoundary = fresh && /:00(?:\.0+)?(?:Z|[+-]\d\d:?\d\d)$/.test(iso);
   const slack = !fresh ? periodS * 1000 + 1000 : onBoundary ? 300 : 1100;
-  const l = node - local;
-  const h = node + slack - local;
+  narrow(node - local, node + slack - local);
+  zoneOffsetFallback = isoOffsetMinutes(iso);
+}
+
+/** The node's clock read between `low` and `high` at a moment between our `sent` and `received`. */
+export function observeRange(low, high, sent, received) {
+  narrow(low - received, high - sent);
+}
+
+function narrow(l, h) {
   if (l > hi || h < lo) {
     lo = l; // the node's clock jumped (or ours did): start over
     hi = h;
@@ -29,7 +37,6 @@ export function observeClock(iso, fresh, periodS) {
     hi = Math.min(hi, h);
   }
   offset = Math.min(Math.max(0, lo), hi);
-  zoneOffsetFallback = isoOffsetMinutes(iso);
 }
 
 export function now() {

@@ -740,7 +740,9 @@ def check_german(face):
     screen("Settings", "settings")
     face.click('#sheet-body .seg [data-value="night"]')
     face.cmd("settings", {"time_format": "12h"})
-    face.until(lambda: face.js("return !!document.querySelector('#sheet-body .picker .seg')"), 2)
+    face.until(lambda: face.js("return noiseclockFace.store.state.settings?.time_format") == "12h", 2)
+    open_panel(face, "settings")  # drawn again: the night's time pickers with AM and PM
+    report("Settings in 12 hours: AM/PM pickers", face.until(lambda: face.js("return !!document.querySelector('#sheet-body .picker .seg')"), 2))
     screen("Settings, 12 hours", "settings-12h")
     face.cmd("settings", {"time_format": settings.get("time_format", "24h")})
     face.click("#sheet-close")
