@@ -18,6 +18,18 @@ extension HomeAssistantE2ETests {
     /// drive the node.
     func switchToGerman(_ ha: HomeAssistantCore, client: TestClient, topics: Topics, sink: String) async throws {
         let german = try shippedCatalog(.de)
+        // Home Assistant sends its birth message once discovery has been quiet for 5 s (which the
+        // steps above never are), and the node answers it with every state. Switch after it, so
+        // that what brings the German options is the node's own re-send after the new discovery.
+        let birth = await client.waitFor("homeassistant/status", timeout: .seconds(30)) { $0.text == "online" }
+        try #require(birth != nil, "no birth message from Home Assistant")
+        let answered = await eventually {
+            let messages = client.messages
+            guard let online = messages.firstIndex(where: { $0.topic == "homeassistant/status" && $0.text == "online" }) else { return false }
+            return messages[online...].contains { $0.topic == topics.settings }
+        }
+        #expect(answered, "the node did not answer the birth message")
+        let births = client.messages(on: "homeassistant/status").count
         let idsBefore = Set(try await ha.deviceEntities())
         let switched = ContinuousClock.now
         try await ha.callService("select", "select_option", ["entity_id": .string(entity("language")), "option": "Deutsch"])
@@ -42,12 +54,14 @@ extension HomeAssistantE2ETests {
         for (key, option) in shownInGerman.sorted(by: { $0.key < $1.key }) {
             #expect(stateText(await ha.waitState(entity(key), is: option)) == option, "\(entity(key))")
         }
+        let shown = ContinuousClock.now - switched
+        #expect(client.messages(on: "homeassistant/status").count == births, "Home Assistant asked for the states again itself")
         let formats = try await ha.state(entity("time_format"))?["attributes"]?["options"]?.arrayItems?.compactMap(\.stringValue)
         #expect(formats == ["24 Stunden", "12 Stunden"])
         // Enum sensors keep the node's codes, so automations written in English still match.
         #expect(stateText(try await ha.state(entity("alarm_state"))) == "idle")
         #expect(stateText(try await ha.state(entity("meditation"))) == "idle")
-        print("[ha-e2e] select.select_option Sprache → Deutsch: \(baseEntities.count) entities renamed in \(seconds(renamed)), entity ids unchanged")
+        print("[ha-e2e] select.select_option Sprache → Deutsch: \(baseEntities.count) entities renamed in \(seconds(renamed)), entity ids unchanged, selects in German options in \(seconds(shown))")
 
         // A German noise option plays that sound.
         try await ha.callService("select", "select_option", ["entity_id": .string(entity("noise_sound")), "option": "Meereswellen"])
