@@ -294,38 +294,39 @@ master_gong "$w/chime.wav" timer-chime
 # Catalogs: id|name|category|description; the first entry of each is the default.
 
 noise_catalog=(
-  "heavy-rain-white-noise|Heavy rain|rain|A steady downpour: dense rain hiss, droplet crackle and a low rumble."
-  "white-noise|White noise|noise|Flat, full-band hiss, like an untuned radio."
-  "pink-noise|Pink noise|noise|Softer, balanced noise with equal energy in every octave."
-  "brown-noise|Brown noise|noise|Deep, rumbling noise weighted to the low frequencies."
-  "fan-white-noise-heater|Fan heater|fan|A fan heater running: airflow, blade whoosh and a low motor hum."
-  "ocean-waves|Ocean waves|nature|Slow waves rolling in over a deep surf roar."
+  "heavy-rain-white-noise|Heavy rain|Starker Regen|rain|A steady downpour: dense rain hiss, droplet crackle and a low rumble.|Ein gleichmäßiger Wolkenbruch: dichtes Regenrauschen, prasselnde Tropfen und ein tiefes Grollen."
+  "white-noise|White noise|Weißes Rauschen|noise|Flat, full-band hiss, like an untuned radio.|Flaches Rauschen über alle Frequenzen, wie ein nicht eingestelltes Radio."
+  "pink-noise|Pink noise|Rosa Rauschen|noise|Softer, balanced noise with equal energy in every octave.|Weicheres, ausgewogenes Rauschen mit gleicher Energie in jeder Oktave."
+  "brown-noise|Brown noise|Braunes Rauschen|noise|Deep, rumbling noise weighted to the low frequencies.|Tiefes, grollendes Rauschen mit Gewicht auf den tiefen Frequenzen."
+  "fan-white-noise-heater|Fan heater|Heizlüfter|fan|A fan heater running: airflow, blade whoosh and a low motor hum.|Ein laufender Heizlüfter: Luftstrom, Rauschen der Flügel und ein tiefes Motorbrummen."
+  "ocean-waves|Ocean waves|Meereswellen|nature|Slow waves rolling in over a deep surf roar.|Langsame Wellen, die über ein tiefes Brandungsrauschen heranrollen."
 )
 alarm_catalog=(
-  "digital-alarm|Digital alarm|alarm|A classic digital clock: four quick beeps, then a pause."
-  "classic-alarm|Classic bell|alarm|A wind-up twin-bell alarm clock ringing in bursts."
-  "beep-alarm|Beeps|alarm|Plain, steady beeps."
-  "siren-alarm|Siren|alarm|A siren wailing up and down."
-  "buzzing-alarm|Buzzer|alarm|A harsh buzzer in short bursts."
+  "digital-alarm|Digital alarm|Digitalwecker|alarm|A classic digital clock: four quick beeps, then a pause.|Ein klassischer Digitalwecker: vier schnelle Pieptöne, dann eine Pause."
+  "classic-alarm|Classic bell|Klassische Glocke|alarm|A wind-up twin-bell alarm clock ringing in bursts.|Ein mechanischer Wecker mit zwei Glocken, der in Stößen klingelt."
+  "beep-alarm|Beeps|Pieptöne|alarm|Plain, steady beeps.|Schlichte, gleichmäßige Pieptöne."
+  "siren-alarm|Siren|Sirene|alarm|A siren wailing up and down.|Eine auf- und abschwellende Sirene."
+  "buzzing-alarm|Buzzer|Summer|alarm|A harsh buzzer in short bursts.|Ein harter Summer in kurzen Stößen."
 )
 gong_catalog=(
-  "singing-bowl|Singing bowl|gong|A Tibetan singing bowl struck softly: a deep, slowly beating tone that rings for half a minute."
-  "soft-bell|Soft bell|gong|A small bright bell tapped gently, fading in about ten seconds."
-  "timer-chime|Timer chime|timer|Three rising chime notes, repeated until the timer is dismissed."
+  "singing-bowl|Singing bowl|Klangschale|gong|A Tibetan singing bowl struck softly: a deep, slowly beating tone that rings for half a minute.|Eine sanft angeschlagene tibetische Klangschale: ein tiefer, langsam schwebender Ton, der eine halbe Minute nachklingt."
+  "soft-bell|Soft bell|Sanfte Glocke|gong|A small bright bell tapped gently, fading in about ten seconds.|Eine kleine, helle Glocke, leicht angetippt, nach etwa zehn Sekunden verklungen."
+  "timer-chime|Timer chime|Timer-Klang|timer|Three rising chime notes, repeated until the timer is dismissed.|Drei aufsteigende Klangtöne, wiederholt, bis der Timer ausgeschaltet wird."
 )
 
 json_str() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
+# Each entry: id|English name|German name|category|English description|German description (SPEC §11).
 write_catalog() {   # write_catalog FILE ENTRY...
   local file=$1; shift
-  local first=1 id name category description
+  local first=1 id name name_de category description description_de
   {
     echo "["
     for entry in "$@"; do
-      IFS='|' read -r id name category description <<<"$entry"
+      IFS='|' read -r id name name_de category description description_de <<<"$entry"
       [ $first = 1 ] || echo ","
-      printf '  {"id": %s, "name": %s, "file": %s, "category": %s, "description": %s, "default": %s}' \
-        "$(json_str "$id")" "$(json_str "$name")" "$(json_str "$id.mp3")" "$(json_str "$category")" \
-        "$(json_str "$description")" "$([ $first = 1 ] && echo true || echo false)"
+      printf '  {"id": %s, "name": {"en": %s, "de": %s}, "file": %s, "category": %s, "description": {"en": %s, "de": %s}, "default": %s}' \
+        "$(json_str "$id")" "$(json_str "$name")" "$(json_str "$name_de")" "$(json_str "$id.mp3")" "$(json_str "$category")" \
+        "$(json_str "$description")" "$(json_str "$description_de")" "$([ $first = 1 ] && echo true || echo false)"
       first=0
     done
     printf '\n]\n'

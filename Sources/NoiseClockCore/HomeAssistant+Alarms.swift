@@ -48,8 +48,9 @@ extension HomeAssistantDiscovery {
                 "value_template": "{{ 'ON' if value_json.playing else 'OFF' }}", "payload_on": "ON", "payload_off": "OFF",
                 "icon": "mdi:waves",
             ]),
+            // The option itself is the command: noise/play takes a sound's name in any language.
             "noise_sound": component("select", "noise_sound", state: topics.noise, command: topics.command("noise/play"), [
-                "options": .array(noiseSounds.map { .string($0.name) }), "value_template": .string(soundNameTemplate),
+                "options": .array(noiseSounds.map { .string(names.sound($0)) }), "value_template": .string(soundNameTemplate),
                 "icon": "mdi:playlist-music",
             ]),
             "noise_volume": component("number", "noise_volume", state: topics.noise, command: topics.command("noise/volume"), [
@@ -76,7 +77,8 @@ extension HomeAssistantDiscovery {
     func alarmSwitch(_ alarm: AlarmEntry) -> JSONValue {
         let id = escaped(alarm.id)
         return component(
-            "switch", Self.alarmKey(alarm.id), named: alarm.label, state: topics.alarms, command: topics.command("alarm/\(alarm.id)/enabled"),
+            "switch", Self.alarmKey(alarm.id), named: alarm.label, english: alarm.label, state: topics.alarms,
+            command: topics.command("alarm/\(alarm.id)/enabled"),
             [
                 "value_template": .string("{% for a in value_json if a.id == '\(id)' %}{{ 'ON' if a.enabled else 'OFF' }}{% endfor %}"),
                 "payload_on": "ON", "payload_off": "OFF", "icon": "mdi:alarm",
@@ -87,7 +89,7 @@ extension HomeAssistantDiscovery {
     func alarmTime(_ alarm: AlarmEntry) -> JSONValue {
         let id = escaped(alarm.id)
         let key = Self.alarmTimeKey(alarm.id, alarmTimeEntity)
-        let name = names.alarmTime(label: alarm.label)
+        let name = names.alarmTime(label: alarm.label), englishName = english.alarmTime(label: alarm.label)
         let command = topics.command("alarm/\(alarm.id)/time")
         switch alarmTimeEntity {
         case .text:
@@ -95,13 +97,13 @@ extension HomeAssistantDiscovery {
             // the pattern, even "" (while the alarm is being deleted): so it keeps its own state then.
             let template = "{% set found = namespace(time=this.state) %}{% for a in value_json if a.id == '\(id)' %}"
                 + "{% set found.time = a.time %}{% endfor %}{{ found.time }}"
-            return component("text", key, named: name, state: topics.alarms, command: command, [
+            return component("text", key, named: name, english: englishName, state: topics.alarms, command: command, [
                 "value_template": .string(template), "pattern": .string(Self.alarmTimePattern), "min": 5, "max": 5, "mode": "text",
                 "icon": "mdi:clock-outline",
             ])
         case .time:
             // The time platform reads and sends HH:MM:SS; it ignores an empty rendering.
-            return component("time", key, named: name, state: topics.alarms, command: command, [
+            return component("time", key, named: name, english: englishName, state: topics.alarms, command: command, [
                 "value_template": .string("{% for a in value_json if a.id == '\(id)' %}{{ a.time }}:00{% endfor %}"),
                 "icon": "mdi:clock-outline",
             ])
@@ -117,9 +119,9 @@ extension HomeAssistantDiscovery {
             + "{% endif %}"
     }
 
-    /// The first playing sound's catalog name, "None" (unknown) when nothing plays.
+    /// The first playing sound's name in the language, "None" (unknown) when nothing plays.
     private var soundNameTemplate: String {
-        let names = noiseSounds.map { "'\(escaped($0.id))': '\(escaped($0.name))'" }.joined(separator: ", ")
+        let names = noiseSounds.map { "\(quoted($0.id)): \(quoted(self.names.sound($0)))" }.joined(separator: ", ")
         return "{% set names = {\(names)} %}{{ names.get(value_json.sounds[0].id, 'None') if value_json.playing and value_json.sounds else 'None' }}"
     }
 }

@@ -1,40 +1,38 @@
-/// Every name Home Assistant shows for the node's entities, in one table (SPEC §11 gives it a
-/// second language). Names only: the component keys, and so the `unique_id`s, never change with them.
+/// What Home Assistant shows for the node's entities in one language (SPEC §11), read from that
+/// language's message catalog: entity names (`ha.<component key>`), an alarm's time entity
+/// (`ha.alarm_time`), and the selects' options (the face's `settings.24h`, `theme.*`, and
+/// `ha.interval.*`). Names and options only: the component keys, and so the `unique_id`s and the
+/// entity ids, never change with them.
 public struct HomeAssistantNames: Sendable, Hashable {
-    /// Component key → entity name, for every component that is not per alarm.
-    public var entities: [String: String]
-    /// An alarm's time entity, with `{label}` for the alarm's label (its switch is the label alone).
-    public var alarmTime: String
-    /// The interval gongs select's options: 0 (none), else `{minutes}` for 3, 5 or 10.
-    public var intervalOff: String
-    public var intervalMinutes: String
+    public let catalog: Catalog
 
-    public init(entities: [String: String], alarmTime: String, intervalOff: String, intervalMinutes: String) {
-        self.entities = entities
-        self.alarmTime = alarmTime
-        self.intervalOff = intervalOff
-        self.intervalMinutes = intervalMinutes
+    public init(_ catalog: Catalog) {
+        self.catalog = catalog
     }
 
-    public static let english = HomeAssistantNames(
-        entities: [
-            "battery": "Battery", "charging": "Charging", "next_alarm": "Next alarm", "alarm_state": "Alarm", "ringing": "Ringing",
-            "snooze": "Snooze", "dismiss": "Dismiss", "noise": "Noise", "noise_sound": "Noise sound", "noise_volume": "Noise volume",
-            "sleep_timer": "Sleep timer", "alarm_event": "Event", "time_format": "Time format", "show_seconds": "Show seconds",
-            "face_theme": "Face theme", "screen": "Screen",
-            "start_meditation": "Start meditation", "meditation_minutes": "Meditation minutes", "meditation_interval": "Interval gongs",
-            "meditation": "Meditation", "meditation_ends": "Meditation ends", "next_timer": "Next timer", "cancel_timers": "Cancel timers",
-        ],
-        alarmTime: "{label} time", intervalOff: "Off", intervalMinutes: "{minutes} min")
+    public var language: Language { catalog.language }
 
-    /// The name of a component that is not per alarm; its key when the table lacks it (a test
-    /// proves it never does).
-    public func entity(_ key: String) -> String { entities[key] ?? key }
+    /// The catalog key of a component's name.
+    public static func key(_ component: String) -> String { "ha.\(component)" }
 
-    public func alarmTime(label: String) -> String { alarmTime.replacing("{label}", with: label) }
+    /// The name of a component that is not per alarm; its catalog key when the catalog lacks it
+    /// (a test proves the shipped catalogs never do).
+    public func entity(_ key: String) -> String { catalog.text(Self.key(key)) }
 
-    /// The select option for an interval of `minutes` (0: none).
+    /// An alarm's time entity: `{label} time` (its switch is the label alone).
+    public func alarmTime(label: String) -> String { catalog.text("ha.alarm_time", ["label": label]) }
+
+    /// The interval gongs select's option for `minutes` (0: none).
     public func interval(_ minutes: Int) -> String {
-        minutes == 0 ? intervalOff : intervalMinutes.replacing("{minutes}", with: String(minutes))
+        minutes == 0 ? catalog.text("ha.interval.off") : catalog.text("ha.interval.min", count: minutes)
     }
+
+    /// The time format select's option, as the face's settings screen says it.
+    public func timeFormat(_ format: TimeFormat) -> String { catalog.text("settings.\(format.rawValue)") }
+
+    /// The face theme select's option, as the face's settings screen says it.
+    public func theme(_ theme: FaceStyle.Theme) -> String { catalog.text("theme.\(theme.rawValue)") }
+
+    /// The noise select's option: the sound's name in this language.
+    public func sound(_ sound: Sound) -> String { sound.name(in: language) }
 }

@@ -19,11 +19,10 @@ extension HomeAssistantDiscovery {
                 "value_template": "{{ value_json.meditation.minutes }}",
                 "command_template": "{{ {'meditation': {'minutes': value | int}} | tojson }}", "icon": "mdi:timer-sand",
             ]),
-            "meditation_interval": component("select", "meditation_interval", state: settings, command: topics.command("settings"), [
-                "options": .array(MeditationSettings.intervals.map { .string(names.interval($0)) }),
-                "value_template": .string(intervalValueTemplate), "command_template": .string(intervalCommandTemplate),
-                "icon": "mdi:bell-outline",
-            ]),
+            "meditation_interval": select(
+                "meditation_interval", state: settings, command: topics.command("settings"),
+                MeditationSettings.intervals.map { (value: String($0), option: names.interval($0)) }, from: "value_json.meditation.interval_min",
+                sent: { "{'meditation': {'interval_min': \($0)}}" }, ["icon": "mdi:bell-outline"]),
             "meditation": component("sensor", "meditation", state: meditation, [
                 "device_class": "enum", "options": .array(Self.meditationStates.map { .string($0) }),
                 "value_template": "{{ value_json.state }}", "json_attributes_topic": .string(meditation),
@@ -57,16 +56,4 @@ extension HomeAssistantDiscovery {
         + "{% for t in value_json if t.state == 'running' and t.ends_at %}{% set ts = as_timestamp(t.ends_at) %}"
         + "{% if next.ts is none or ts < next.ts %}{% set next.at = t.ends_at %}{% set next.id = t.id %}{% set next.label = t.label %}"
         + "{% set next.ts = ts %}{% endif %}{% endfor %}"
-
-    /// `interval_min` of `settings.meditation` → its option ("None", unknown, for any other).
-    var intervalValueTemplate: String {
-        let options = MeditationSettings.intervals.map { "\($0): '\(escaped(names.interval($0)))'" }.joined(separator: ", ")
-        return "{{ {\(options)}.get(value_json.meditation.interval_min, 'None') }}"
-    }
-
-    /// The chosen option → a partial `settings.meditation` with its `interval_min`.
-    var intervalCommandTemplate: String {
-        let minutes = MeditationSettings.intervals.map { "'\(escaped(names.interval($0)))': \($0)" }.joined(separator: ", ")
-        return "{{ {'meditation': {'interval_min': {\(minutes)}[value]}} | tojson }}"
-    }
 }

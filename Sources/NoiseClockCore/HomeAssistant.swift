@@ -1,9 +1,16 @@
 /// Home Assistant's device-based MQTT discovery (SPEC §6): one retained payload at
 /// `<discovery_prefix>/device/<node_id>/config` that describes the node as a device and every
 /// entity as a component reading the node's own JSON topics through value templates. Pure: the
-/// node feeds it the catalog and the alarms and publishes what it returns. The components are laid
-/// out by feature: the clock, alarms and noise here and in `HomeAssistant+Alarms.swift`, timers
-/// and meditation in `HomeAssistant+Sessions.swift`; their names in `HomeAssistantNames`.
+/// node feeds it the catalogs, the language in force and the alarms, and publishes what it
+/// returns. The components are laid out by feature: the clock, alarms and noise in
+/// `HomeAssistant+Alarms.swift`, the settings in `HomeAssistant+Settings.swift`, timers and
+/// meditation in `HomeAssistant+Sessions.swift`; their names and options in `HomeAssistantNames`.
+///
+/// Names and select options follow the language (SPEC §11); nothing else does. `unique_id`s are
+/// the component keys, and each component asks for the entity id its English name would give
+/// (`object_id`, and `default_entity_id` for Home Assistant 2025.10 and later), so a node first
+/// discovered in German gets the same entity ids as in English. Enum sensors report codes
+/// (`idle`, `ringing`, …) in every language, so automations survive a change of language.
 public struct HomeAssistantDiscovery: Sendable, Hashable {
     /// What an alarm's switch and time entity need: its id (stable) and label (their names).
     public struct AlarmEntry: Sendable, Hashable {
@@ -22,17 +29,20 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     public let prefix: String
     public let deviceName: String
     public let version: String
-    /// The noise sounds the select offers: id and catalog name, in catalog order.
-    public let noiseSounds: [(id: String, name: String)]
+    /// The noise sounds the select offers, in catalog order (shown by their names in the language).
+    public let noiseSounds: [Sound]
     /// Whether the node drives its screen (a backlight or on/off commands): then a "Screen" light.
     public let screen: Bool
     /// An alarm's time as a `text` entity (`HH:MM`), or on the `time` platform (Home Assistant 2026.5).
     public let alarmTimeEntity: AlarmTimeEntity
+    /// Names and options in the language in force.
     public let names: HomeAssistantNames
+    /// The English names, which the entity ids are made from whatever the language.
+    public let english: HomeAssistantNames
 
     public init(
-        topics: Topics, prefix: String, deviceName: String, version: String, noiseSounds: [(id: String, name: String)], screen: Bool = false,
-        alarmTimeEntity: AlarmTimeEntity = .text, names: HomeAssistantNames = .english
+        topics: Topics, prefix: String, deviceName: String, version: String, noiseSounds: [Sound], screen: Bool = false,
+        alarmTimeEntity: AlarmTimeEntity = .text, catalogs: Catalogs, language: Language = .en
     ) {
         self.topics = topics
         self.prefix = prefix
@@ -41,21 +51,12 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         self.noiseSounds = noiseSounds
         self.screen = screen
         self.alarmTimeEntity = alarmTimeEntity
-        self.names = names
+        names = HomeAssistantNames(catalogs[language])
+        english = HomeAssistantNames(catalogs[.en])
     }
 
-    public static func == (a: Self, b: Self) -> Bool {
-        a.topics == b.topics && a.prefix == b.prefix && a.deviceName == b.deviceName && a.version == b.version
-            && a.noiseSounds.map(\.id) == b.noiseSounds.map(\.id) && a.noiseSounds.map(\.name) == b.noiseSounds.map(\.name)
-            && a.screen == b.screen && a.alarmTimeEntity == b.alarmTimeEntity && a.names == b.names
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(topics)
-        hasher.combine(prefix)
-        hasher.combine(noiseSounds.map(\.id))
-        hasher.combine(alarmTimeEntity)
-    }
+    /// The language of the names and options.
+    public var language: Language { names.language }
 
     /// Where the payload goes (retained).
     public var configTopic: String { "\(prefix)/device/\(topics.nodeID)/config" }
@@ -64,6 +65,36 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
 
     /// The stable unique id of a component: `noiseclock_<node>_<key>`.
     public func uniqueID(_ key: String) -> String { "noiseclock_\(topics.nodeID)_\(key)" }
+
+    /// The object id (the entity id without its platform) a component asks for: the device name
+    /// and the component's English name, slugged as Home Assistant slugs a name, so that it is the
+    /// entity id Home Assistant would make in English, in every language.
+    public func objectID(englishName: String) -> String { Self.slug("\(deviceName) \(englishName)") }
+
+    /// `text` as Home Assistant slugs it for an entity id: lowercase, each run of anything but
+    /// letters and digits one `_`, none at either end, commas between digits dropped. Letters
+    /// beyond ASCII are kept: Home Assistant transliterates them itself (`ü` → `u`).
+    public static func slug(_ text: String) -> String {
+        let scalars = Array(text.lowercased().unicodeScalars)
+        func isDigit(_ index: Int) -> Bool { scalars.indices.contains(index) && ("0"..."9").contains(scalars[index]) }
+        var slug = String.UnicodeScalarView()
+        var separated = false
+        for (index, scalar) in scalars.enumerated() {
+            if scalar == ",", isDigit(index - 1), isDigit(index + 1) { continue }
+            if scalar.properties.generalCategory == .nonspacingMark { continue }
+            let kept = scalar.isASCII
+                ? ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
+                : scalar.properties.isAlphabetic || scalar.properties.generalCategory == .decimalNumber
+            guard kept else {
+                separated = true
+                continue
+            }
+            if separated, !slug.isEmpty { slug.append("_") }
+            separated = false
+            slug.append(scalar)
+        }
+        return String(slug)
+    }
 
     /// The component key of an alarm's switch.
     public static func alarmKey(_ id: String) -> String { "alarm_\(id)" }
@@ -104,52 +135,57 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         alarmAndNoiseComponents.merging(settingsComponents) { a, _ in a }.merging(sessionComponents) { a, _ in a }
     }
 
-    private var settingsComponents: [String: JSONValue] {
-        var components = [
-            "time_format": component("select", "time_format", state: topics.settings, command: topics.command("settings"), [
-                "options": ["24h", "12h"], "value_template": "{{ value_json.time_format }}",
-                "command_template": "{{ {'time_format': value} | tojson }}", "entity_category": "config", "icon": "mdi:clock-digital",
-            ]),
-            "show_seconds": component("switch", "show_seconds", state: topics.settings, command: topics.command("settings"), [
-                "value_template": "{{ 'ON' if value_json.show_seconds else 'OFF' }}", "payload_on": #"{"show_seconds":true}"#,
-                "payload_off": #"{"show_seconds":false}"#, "state_on": "ON", "state_off": "OFF", "entity_category": "config",
-                "icon": "mdi:timer-outline",
-            ]),
-            "face_theme": component("select", "face_theme", state: topics.settings, command: topics.command("settings"), [
-                "options": .array(FaceStyle.Theme.allCases.map { .string($0.rawValue) }), "value_template": "{{ value_json.face.theme }}",
-                "command_template": "{{ {'face': {'theme': value}} | tojson }}", "entity_category": "config", "icon": "mdi:palette",
-            ]),
-        ]
-        if screen {
-            // Brightness 0-100 as the node counts it; ON without a brightness lights it as it was.
-            components["screen"] = component("light", "screen", state: topics.display, command: topics.command("display/power"), [
-                "payload_on": "ON", "payload_off": "OFF", "state_value_template": "{{ 'ON' if value_json.screen == 'on' else 'OFF' }}",
-                "brightness_state_topic": .string(topics.display), "brightness_command_topic": .string(topics.command("display/brightness")),
-                "brightness_scale": 100, "brightness_value_template": "{{ value_json.brightness }}", "icon": "mdi:monitor",
-            ])
-        }
-        return components
-    }
-
     /// `text` quoted for a single-quoted Jinja string.
     func escaped(_ text: String) -> String {
         text.replacing("\\", with: "\\\\").replacing("'", with: "\\'")
     }
 
-    /// A component named from the table by its key.
+    /// `text` as a single-quoted Jinja string literal.
+    func quoted(_ text: String) -> String { "'\(escaped(text))'" }
+
+    /// A select's `options` and its two templates, from pairs of a value as the node writes it (a
+    /// Jinja literal: `'24h'`, `3`) and the option shown for it. The value template shows the
+    /// option of the value at `path` ("None", unknown, for any other); the command template sends
+    /// the chosen option's value inside `wrap` (a partial settings object).
+    func options(_ pairs: [(value: String, option: String)], from path: String, sent wrap: (String) -> String) -> [String: JSONValue] {
+        let shown = pairs.map { "\($0.value): \(quoted($0.option))" }.joined(separator: ", ")
+        let sent = pairs.map { "\(quoted($0.option)): \($0.value)" }.joined(separator: ", ")
+        return [
+            "options": .array(pairs.map { .string($0.option) }),
+            "value_template": .string("{{ {\(shown)}.get(\(path), 'None') }}"),
+            "command_template": .string("{{ \(wrap("{\(sent)}[value]")) | tojson }}"),
+        ]
+    }
+
+    /// A select named from the catalog by its key, its options and templates made by `options`.
+    func select(
+        _ key: String, state: String, command: String, _ pairs: [(value: String, option: String)], from path: String,
+        sent wrap: (String) -> String, _ extra: [String: JSONValue]
+    ) -> JSONValue {
+        component("select", key, state: state, command: command, extra.merging(options(pairs, from: path, sent: wrap)) { _, new in new })
+    }
+
+    /// A component named from the catalog by its key.
     func component(
         _ platform: String, _ key: String, state: String? = nil, command: String? = nil, _ extra: [String: JSONValue]
     ) -> JSONValue {
-        component(platform, key, named: names.entity(key), state: state, command: command, extra)
+        component(platform, key, named: names.entity(key), english: english.entity(key), state: state, command: command, extra)
     }
 
+    /// A component called `name`, whose entity id is made from its English name `english`.
     func component(
-        _ platform: String, _ key: String, named name: String, state: String? = nil, command: String? = nil, _ extra: [String: JSONValue]
+        _ platform: String, _ key: String, named name: String, english: String, state: String? = nil, command: String? = nil,
+        _ extra: [String: JSONValue]
     ) -> JSONValue {
         var members = extra
         members["p"] = .string(platform)
         members["name"] = .string(name)
         members["unique_id"] = .string(uniqueID(key))
+        // Home Assistant before 2025.10 reads object_id; 2025.10 and later read default_entity_id,
+        // which wins over object_id without a deprecation warning (2026.4 dropped object_id).
+        let objectID = objectID(englishName: english)
+        members["object_id"] = .string(objectID)
+        members["default_entity_id"] = .string("\(platform).\(objectID)")
         if let state { members["state_topic"] = .string(state) }
         if let command { members["command_topic"] = .string(command) }
         return .object(members)

@@ -5,45 +5,91 @@ import Synchronization
 
 /// Publishes Home Assistant's discovery payload (SPEC §6): whenever the alarms change (a switch
 /// and a time entity per alarm; a deleted alarm's two sent once as their platform alone,
-/// `{"p":"switch"}` and `{"p":"text"}`, so Home Assistant removes them), and again with every
-/// retained state when Home Assistant announces itself (`online` on `<discovery_prefix>/status`).
-/// Not made at all with `mqtt.discovery: false`.
+/// `{"p":"switch"}` and `{"p":"text"}`, so Home Assistant removes them), in the new language when
+/// the settings' language changes (SPEC §11), and again with every retained state when Home
+/// Assistant announces itself (`online` on `<discovery_prefix>/status`). Not made at all with
+/// `mqtt.discovery: false`.
 public final class HomeAssistantPublisher: Sendable {
-    public let discovery: HomeAssistantDiscovery
     let transport: any MQTTTransport
     let logger: Logger
-    /// The alarms in the payload published last; nil before the first.
-    private let published = Mutex<[HomeAssistantDiscovery.AlarmEntry]?>(nil)
+    /// Where the payload goes (the same in every language).
+    let configTopic: String
+    /// The discovery in a language (names and options; the rest is the same in every language).
+    private let make: @Sendable (Language) -> HomeAssistantDiscovery
 
-    public init(discovery: HomeAssistantDiscovery, transport: any MQTTTransport, logger: Logger) {
-        self.discovery = discovery
+    private struct State {
+        var discovery: HomeAssistantDiscovery
+        /// The alarms in the payload published last; nil before the first.
+        var alarms: [HomeAssistantDiscovery.AlarmEntry]?
+    }
+
+    private let state: Mutex<State>
+
+    /// `discovery` makes the discovery in a language; `language` is the one in force now.
+    public init(
+        language: Language, transport: any MQTTTransport, logger: Logger,
+        discovery: @escaping @Sendable (Language) -> HomeAssistantDiscovery
+    ) {
         self.transport = transport
         self.logger = logger
+        make = discovery
+        let first = discovery(language)
+        configTopic = first.configTopic
+        state = Mutex(State(discovery: first))
     }
+
+    /// The discovery in the language in force.
+    public var discovery: HomeAssistantDiscovery { state.withLock { $0.discovery } }
+
+    // Each payload is published under the lock, so two changes at once (an alarm renamed while
+    // the language changes) reach the broker in the order they were made: the last one is whole.
 
     /// The alarms are as given now: publishes the payload when the alarms it holds (ids and
     /// labels, the entities' names) change; a changed time only changes `B/alarms`.
     public func alarmsChanged(_ alarms: [Alarm]) {
         let entries = alarms.map { HomeAssistantDiscovery.AlarmEntry(id: $0.id, label: $0.label) }
-        let payload = published.withLock { last -> JSONValue? in
-            guard last != entries else { return nil }
-            let removed = (last ?? []).map(\.id).filter { id in !entries.contains { $0.id == id } }
-            last = entries
-            return discovery.payload(alarms: entries, removed: removed)
+        state.withLock { state in
+            guard state.alarms != entries else { return }
+            let removed = (state.alarms ?? []).map(\.id).filter { id in !entries.contains { $0.id == id } }
+            state.alarms = entries
+            publish(state.discovery.payload(alarms: entries, removed: removed))
         }
-        if let payload { publish(payload) }
+    }
+
+    /// The language in force is now `language`: when it changed, the payload again with every
+    /// name and option in it (the same unique ids and entity ids), then every retained state, so
+    /// that the selects show their state in the new options at once rather than at its next change.
+    /// Before the first payload it only sets the language that payload is made in.
+    public func languageChanged(_ language: Language) {
+        let republish = state.withLock { state -> Bool in
+            guard state.discovery.language != language else { return false }
+            state.discovery = make(language)
+            guard let alarms = state.alarms else { return false }
+            publish(state.discovery.payload(alarms: alarms))
+            return true
+        }
+        guard republish else { return }
+        logger.info("language changed; publishing discovery in it", metadata: ["language": "\(language.rawValue)"])
+        transport.republishRetained()
+    }
+
+    /// The hub's subscriber: the settings' `language` (every other change is ignored).
+    public func handle(_ change: StateChange) {
+        guard case .state(topic: StateTopic.settings, value: let settings) = change,
+              let code = settings.objectValue?["language"]?.stringValue, let language = Language(rawValue: code)
+        else { return }
+        languageChanged(language)
     }
 
     /// Home Assistant (re)started: discovery and every retained state again, so its entities have
     /// their values at once rather than at their next change.
     public func homeAssistantAnnounced() {
-        let entries = published.withLock { $0 ?? [] }
         logger.info("Home Assistant announced itself; publishing discovery and state again")
-        publish(discovery.payload(alarms: entries))
+        state.withLock { state in publish(state.discovery.payload(alarms: state.alarms ?? [])) }
         transport.republishRetained()
     }
 
     private func publish(_ payload: JSONValue) {
-        transport.publish(MQTTMessage(topic: discovery.configTopic, payload: payload.serializedBytes, qos: 1, retain: true))
+        transport.publish(MQTTMessage(topic: configTopic, payload: payload.serializedBytes, qos: 1, retain: true))
     }
 }

@@ -75,14 +75,18 @@ public struct Node: Sendable {
                 library: sounds, arbiter: $0, store: store, hub: hub, time: time,
                 fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
         }
+        // Names and options in the language in force, made again in the new one when the
+        // settings' language changes (the hub's B/settings).
+        let drivesScreen = screen != nil, catalogs = language.catalogs
         let homeAssistant = configuration.mqtt.discovery
-            ? HomeAssistantPublisher(
-                discovery: HomeAssistantDiscovery(
+            ? HomeAssistantPublisher(language: language.language, transport: transport, logger: logger) { language in
+                HomeAssistantDiscovery(
                     topics: configuration.topics, prefix: configuration.mqtt.discoveryPrefix, deviceName: configuration.node.name,
-                    version: NodeStatus.version, noiseSounds: sounds.catalog.sounds(of: .noise).map { ($0.id, $0.name) },
-                    screen: screen != nil, alarmTimeEntity: configuration.homeAssistant.alarmTimeEntity),
-                transport: transport, logger: logger)
+                    version: NodeStatus.version, noiseSounds: sounds.catalog.sounds(of: .noise), screen: drivesScreen,
+                    alarmTimeEntity: configuration.homeAssistant.alarmTimeEntity, catalogs: catalogs, language: language)
+            }
             : nil
+        if let homeAssistant { hub.subscribe(homeAssistant.handle) }
         self.homeAssistant = homeAssistant
         alarms = AlarmScheduler(
             state: stored.state, store: store, hub: hub, time: time, noise: noise, library: sounds,

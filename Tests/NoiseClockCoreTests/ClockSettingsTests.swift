@@ -19,6 +19,7 @@ struct ClockSettingsTests {
         #expect(settings.timezone == "")
         #expect(settings.locale == "en_US")
         #expect(settings.publishSeconds == false)
+        #expect(settings.language == .en)
     }
 
     @Test("time formats are spelled 24h and 12h")
@@ -29,10 +30,11 @@ struct ClockSettingsTests {
 
     @Test("settings publish every field under its SPEC name")
     func settingsJSON() {
-        let settings = ClockSettings(timeFormat: .twelveHour, showSeconds: true, timezone: "Europe/Berlin", locale: "de_DE", publishSeconds: true)
+        let settings = ClockSettings(timeFormat: .twelveHour, showSeconds: true, timezone: "Europe/Berlin", locale: "de_DE", publishSeconds: true,
+            language: .de)
         #expect(settings.json == [
             "time_format": "12h", "show_seconds": true, "timezone": "Europe/Berlin", "locale": "de_DE", "publish_seconds": true,
-            "face": FaceStyle().json, "meditation": MeditationSettings().json,
+            "face": FaceStyle().json, "meditation": MeditationSettings().json, "language": "de",
         ])
     }
 

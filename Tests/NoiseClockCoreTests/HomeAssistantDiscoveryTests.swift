@@ -8,7 +8,7 @@ struct HomeAssistantDiscoveryTests {
     static let sounds = [("heavy-rain-white-noise", "Heavy rain"), ("pink-noise", "Pink noise"), ("odd", "Rock 'n' roll")]
     let discovery = HomeAssistantDiscovery(
         topics: Self.topics, prefix: "homeassistant", deviceName: "Bedroom clock", version: "9.9.9",
-        noiseSounds: Self.sounds.map { (id: $0.0, name: $0.1) })
+        noiseSounds: Self.sounds.map { Shipped.sound($0.0, $0.1) }, catalogs: Shipped.catalogs)
 
     var payload: JSONValue { discovery.payload(alarms: [.init(id: "a1b2c3d4", label: "Work")]) }
     var components: [String: JSONValue] { payload[member: "cmps"]?.objectValue ?? [:] }
@@ -43,7 +43,8 @@ struct HomeAssistantDiscoveryTests {
             "noise_volume": "number", "sleep_timer": "number", "alarm_event": "event", "alarm_a1b2c3d4": "switch",
             "alarm_a1b2c3d4_text": "text", "start_meditation": "button", "meditation_minutes": "number",
             "meditation_interval": "select", "meditation": "sensor", "meditation_ends": "sensor", "next_timer": "sensor",
-            "cancel_timers": "button",
+            "cancel_timers": "button", "time_format": "select", "show_seconds": "switch", "face_theme": "select",
+            "language": "select",
         ]
         for (key, platform) in expected {
             #expect(try component(key)["p"] == .string(platform), "\(key)")
@@ -56,18 +57,19 @@ struct HomeAssistantDiscoveryTests {
         #expect(try component("sleep_timer")["unit_of_measurement"] == "min")
     }
 
-    @Test("the face theme select sends a partial settings.face object; the Screen light exists only with a screen")
+    @Test("the face theme select shows the face's theme names and sends a partial settings.face object; the Screen light exists only with a screen")
     func faceAndScreen() throws {
         let theme = try component("face_theme")
         #expect(theme["p"] == "select")
-        #expect(theme["options"] == ["night", "day", "red", "custom"])
+        #expect(theme["options"] == ["Night", "Day", "Red", "Custom"])
         #expect(theme["command_topic"] == "noiseclock/bedroom/cmd/settings")
-        #expect(theme["command_template"] == "{{ {'face': {'theme': value}} | tojson }}")
-        #expect(theme["value_template"] == "{{ value_json.face.theme }}")
+        #expect(theme["command_template"] == "{{ {'face': {'theme': {'Night': 'night', 'Day': 'day', 'Red': 'red', 'Custom': 'custom'}[value]}} | tojson }}")
+        #expect(theme["value_template"] == "{{ {'night': 'Night', 'day': 'Day', 'red': 'Red', 'custom': 'Custom'}.get(value_json.face.theme, 'None') }}")
         #expect(components["screen"] == nil, "no screen, no light")
 
         let withScreen = HomeAssistantDiscovery(
-            topics: Self.topics, prefix: "homeassistant", deviceName: "Bedroom clock", version: "9.9.9", noiseSounds: [], screen: true)
+            topics: Self.topics, prefix: "homeassistant", deviceName: "Bedroom clock", version: "9.9.9", noiseSounds: [], screen: true,
+            catalogs: Shipped.catalogs)
         let light = try #require(withScreen.payload(alarms: [])[member: "cmps"]?[member: "screen"]?.objectValue)
         #expect(light["p"] == "light")
         #expect(light["name"] == "Screen")
@@ -78,7 +80,7 @@ struct HomeAssistantDiscoveryTests {
         #expect(light["unique_id"] == "noiseclock_bedroom_screen")
     }
 
-    @Test("each component has the keys its platform requires, a stable unique id, and no object_id")
+    @Test("each component has the keys its platform requires, a stable unique id, and asks for the entity id of its English name")
     func requiredKeys() throws {
         var uniqueIDs: Set<String> = []
         for (key, value) in components {
@@ -88,7 +90,9 @@ struct HomeAssistantDiscoveryTests {
             #expect(uniqueID == "noiseclock_bedroom_\(key)")
             #expect(uniqueIDs.insert(uniqueID).inserted)
             #expect(members["name"]?.stringValue?.isEmpty == false, "\(key)")
-            #expect(members["object_id"] == nil && members["obj_id"] == nil, "\(key)")
+            let objectID = try #require(members["object_id"]?.stringValue, "\(key)")
+            #expect(objectID.hasPrefix("bedroom_clock_") && objectID.wholeMatch(of: /[a-z0-9_]+/) != nil, "\(key): \(objectID)")
+            #expect(members["default_entity_id"] == .string("\(platform).\(objectID)"), "\(key)")
             switch platform {
             case "sensor", "binary_sensor", "event":
                 #expect(members["state_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/") == true, "\(key)")
@@ -108,7 +112,6 @@ struct HomeAssistantDiscoveryTests {
             }
             if platform == "event" { #expect(members["event_types"]?.items.isEmpty == false) }
         }
-        #expect(!payload.serialized.contains("object_id"))
     }
 
     @Test("the noise select offers the catalog's names and plays what is chosen; its state maps ids back to names")

@@ -11,10 +11,11 @@ struct HomeAssistantSessionsTests {
     static let topics = Topics(base: "noiseclock", nodeID: "bedroom")
     static let alarm = HomeAssistantDiscovery.AlarmEntry(id: "a1b2c3d4", label: "Work")
 
-    static func discovery(_ form: HomeAssistantDiscovery.AlarmTimeEntity = .text, names: HomeAssistantNames = .english) -> HomeAssistantDiscovery {
+    static func discovery(_ form: HomeAssistantDiscovery.AlarmTimeEntity = .text, language: Language = .en) -> HomeAssistantDiscovery {
         HomeAssistantDiscovery(
-            topics: topics, prefix: "homeassistant", deviceName: "Bedroom clock", version: "9.9.9", noiseSounds: [("pink-noise", "Pink noise")],
-            alarmTimeEntity: form, names: names)
+            topics: topics, prefix: "homeassistant", deviceName: "Bedroom clock", version: "9.9.9",
+            noiseSounds: [Shipped.sound("pink-noise", "Pink noise", german: "Rosa Rauschen")], alarmTimeEntity: form,
+            catalogs: Shipped.catalogs, language: language)
     }
 
     func components(_ discovery: HomeAssistantDiscovery = discovery(), removed: [String] = []) -> [String: JSONValue] {
@@ -204,28 +205,27 @@ struct HomeAssistantSessionsTests {
 
     // MARK: Names
 
-    @Test("every name comes from the one table; another table renames every entity and changes no unique id")
-    func namesTable() throws {
+    @Test("every name comes from the catalog's ha.* keys; German renames every entity and changes no unique id and no entity id")
+    func namesFromCatalog() throws {
         let english = components()
         let keys = Set(english.keys).subtracting(["alarm_a1b2c3d4", "alarm_a1b2c3d4_text"])
-        #expect(keys == Set(HomeAssistantNames.english.entities.keys).subtracting(["screen"]), "the table has exactly the components")
-        for key in keys { #expect(english[key]?[member: "name"] == .string(HomeAssistantNames.english.entity(key)), "\(key)") }
+        let catalog = Shipped.catalogs[.en]
+        #expect(keys.union(["screen"]) == Set(catalog.messages.keys.filter { $0.hasPrefix("ha.") && !$0.hasPrefix("ha.interval.") && $0 != "ha.alarm_time" }.map { String($0.dropFirst(3)) }),
+                "a ha.* key for exactly the components (and the Screen light)")
+        for key in keys { #expect(english[key]?[member: "name"] == .string(catalog.text("ha.\(key)")), "\(key)") }
 
-        var other = HomeAssistantNames.english
-        other.entities = other.entities.mapValues { "X " + $0 }
-        other.alarmTime = "Zeit {label}"
-        other.intervalOff = "Aus"
-        other.intervalMinutes = "{minutes} Minuten"
-        let renamed = components(Self.discovery(names: other))
-        #expect(Set(renamed.keys) == Set(english.keys))
-        for (key, value) in renamed {
+        let german = components(Self.discovery(language: .de))
+        #expect(Set(german.keys) == Set(english.keys))
+        for (key, value) in german {
             #expect(value[member: "unique_id"] == english[key]?[member: "unique_id"], "\(key)")
-            if keys.contains(key) { #expect(value[member: "name"]?.stringValue?.hasPrefix("X ") == true, "\(key)") }
+            #expect(value[member: "object_id"] == english[key]?[member: "object_id"], "\(key)")
+            #expect(value[member: "default_entity_id"] == english[key]?[member: "default_entity_id"], "\(key)")
         }
-        #expect(renamed["alarm_a1b2c3d4_text"]?[member: "name"] == "Zeit Work")
-        #expect(renamed["alarm_a1b2c3d4"]?[member: "name"] == "Work", "a switch is its alarm's label")
-        #expect(renamed["meditation_interval"]?[member: "options"] == ["Aus", "3 Minuten", "5 Minuten", "10 Minuten"])
-        let command = try #require(renamed["meditation_interval"]?[member: "command_template"]?.stringValue)
-        #expect(try jinjaDict(after: "'interval_min': ", in: command).map(\.key) == ["Aus", "3 Minuten", "5 Minuten", "10 Minuten"])
+        #expect(german["alarm_a1b2c3d4_text"]?[member: "name"] == "Work Uhrzeit")
+        #expect(german["alarm_a1b2c3d4_text"]?[member: "object_id"] == "bedroom_clock_work_time", "the entity id of the English name")
+        #expect(german["alarm_a1b2c3d4"]?[member: "name"] == "Work", "a switch is its alarm's label")
+        #expect(german["meditation_interval"]?[member: "options"] == ["Aus", "3 Min.", "5 Min.", "10 Min."])
+        let command = try #require(german["meditation_interval"]?[member: "command_template"]?.stringValue)
+        #expect(try jinjaDict(after: "'interval_min': ", in: command).map(\.key) == ["Aus", "3 Min.", "5 Min.", "10 Min."])
     }
 }

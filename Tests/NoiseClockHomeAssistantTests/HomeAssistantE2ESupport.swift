@@ -12,7 +12,8 @@ let deviceName = "NoiseClock E2E"
 let prefix = "noiseclock_e2e"
 let alarmLabel = "Wake up"
 
-/// The entity id Home Assistant gives each component key: `<domain>.<device>_<entity name>`.
+/// The entity id Home Assistant gives each component key: `<domain>.<device>_<English entity
+/// name>`, in every language (the node asks for it with `object_id`).
 let baseEntities: [String: String] = [
     "battery": "sensor.\(prefix)_battery",
     "charging": "binary_sensor.\(prefix)_charging",
@@ -37,6 +38,7 @@ let baseEntities: [String: String] = [
     "meditation_ends": "sensor.\(prefix)_meditation_ends",
     "next_timer": "sensor.\(prefix)_next_timer",
     "cancel_timers": "button.\(prefix)_cancel_timers",
+    "language": "select.\(prefix)_language",
 ]
 let alarmSwitch = "switch.\(prefix)_wake_up"
 /// The alarm's time, a text entity named "<label> time".
@@ -108,3 +110,11 @@ extension HomeAssistantCore {
 }
 
 func stateText(_ value: JSONValue?) -> String { value?["state"]?.stringValue ?? "<absent>" }
+
+/// The shipped message catalog of `language` (Resources/i18n), for the names Home Assistant must show.
+func shippedCatalog(_ language: Language) throws -> Catalog {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let path = root.appendingPathComponent("Resources/i18n/\(language.rawValue).json").path
+    let data = try #require(FileManager.default.contents(atPath: path), "cannot read \(path)")
+    return try Catalog(language: language, json: Array(data))
+}

@@ -79,7 +79,7 @@ struct HomeAssistantE2ETests {
                 let expected: [String: String] = [
                     "charging": "off", "next_alarm": "unknown", "alarm_state": "idle", "ringing": "off", "snooze": "unknown",
                     "dismiss": "unknown", "noise": "off", "noise_sound": "unknown", "sleep_timer": "0", "alarm_event": "unknown",
-                    "time_format": "24h", "show_seconds": "off", "face_theme": "night", "screen": "on",
+                    "time_format": "24 hours", "show_seconds": "off", "face_theme": "Night", "screen": "on", "language": "English",
                     "start_meditation": "unknown", "cancel_timers": "unknown", "meditation_minutes": "10",
                     "meditation_interval": "Off", "meditation": "idle", "meditation_ends": "unknown", "next_timer": "unknown",
                 ]
@@ -140,14 +140,14 @@ struct HomeAssistantE2ETests {
                 #expect(stateText(await ha.waitState(entity("noise"), is: "off")) == "off")
                 #expect(stateText(await ha.waitState(entity("noise_sound"), is: "unknown")) == "unknown")
 
-                // MARK: Settings: time format select, show seconds switch.
-                try await ha.callService("select", "select_option", ["entity_id": .string(entity("time_format")), "option": "12h"])
+                // MARK: Settings: time format select (its options as the face says them), show seconds switch.
+                try await ha.callService("select", "select_option", ["entity_id": .string(entity("time_format")), "option": "12 hours"])
                 #expect(await client.latest(topics.settings) { $0["time_format"] == "12h" } != nil)
-                #expect(stateText(await ha.waitState(entity("time_format"), is: "12h")) == "12h")
+                #expect(stateText(await ha.waitState(entity("time_format"), is: "12 hours")) == "12 hours")
                 // The face's theme, a select whose command is a partial settings.face object.
-                try await ha.callService("select", "select_option", ["entity_id": .string(entity("face_theme")), "option": "red"])
+                try await ha.callService("select", "select_option", ["entity_id": .string(entity("face_theme")), "option": "Red"])
                 #expect(await client.latest(topics.settings) { $0["face"]?["theme"] == "red" } != nil)
-                #expect(stateText(await ha.waitState(entity("face_theme"), is: "red")) == "red")
+                #expect(stateText(await ha.waitState(entity("face_theme"), is: "Red")) == "Red")
                 // The Screen light: a brightness from Home Assistant dims the backlight, off turns the panel off.
                 #expect(stateText(await ha.waitState(entity("screen"), is: "on")) == "on")
                 try await ha.callService("light", "turn_on", ["entity_id": .string(entity("screen")), "brightness_pct": 40])
@@ -262,6 +262,9 @@ struct HomeAssistantE2ETests {
                 #expect(stateText(await ha.waitState(entity("noise_sound"), is: "Pink noise")) == "Pink noise")
                 #expect(Double(stateText(try await ha.state(entity("noise_volume")))) == 35)
 
+                // MARK: German (SPEC §11), through Home Assistant's own Sprache select; the restart below keeps it.
+                try await switchToGerman(ha, client: client, topics: topics, sink: sink)
+
                 // MARK: Home Assistant restarts: every entity comes back with its state; the node answered the birth message.
                 try await Task.sleep(for: .milliseconds(500))
                 let before = try await ha.nodeStates()
@@ -308,6 +311,9 @@ struct HomeAssistantE2ETests {
                     return !states.isEmpty && states.values.allSatisfy { stateText($0) == "unavailable" }
                 }
                 #expect(unavailable, "entities still available after the node stopped")
+
+                // MARK: A second node, in German from its start: German names, the entity ids of the English ones.
+                try await germanFromTheStart(ha, broker: broker, environment: environment, directory: directory)
 
                 // MARK: Report.
                 let entityIDs = try await ha.deviceEntities().sorted()

@@ -79,6 +79,25 @@ struct FaceTests {
         }
     }
 
+    @Test("GET /api/strings/LANG is that language's catalog without Home Assistant's names; another language is 404")
+    func strings() async throws {
+        let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Resources/i18n").path
+        try await withFaceNode { _, _, _, port in
+            for language in ["en", "de"] {
+                let answer = try await FaceHTTP.request(port: port, path: "/api/strings/\(language)")
+                #expect(answer.status == 200)
+                let served = try #require(answer.json?.objectValue)
+                let data = try #require(FileManager.default.contents(atPath: "\(resources)/\(language).json"))
+                let file = try #require(try JSONValue.parse(Array(data)).objectValue)
+                #expect(served == file.filter { !$0.key.hasPrefix("ha.") }, "\(language)")
+                #expect(served["dock.settings"] == (language == "de" ? "Einstellungen" : "Settings"))
+            }
+            #expect(try await FaceHTTP.request(port: port, path: "/api/strings/fr").status == 404)
+            #expect(try await FaceHTTP.request("POST", port: port, path: "/api/strings/de").status == 405)
+        }
+    }
+
     @Test("POST /api/cmd/alarm/add answers like MQTT, and the alarm reaches B/alarms and the WebSocket")
     func addAlarmOverHTTP() async throws {
         try await withFaceNode { node, _, client, port in

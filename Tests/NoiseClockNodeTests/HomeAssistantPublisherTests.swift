@@ -137,6 +137,70 @@ struct HomeAssistantPublisherTests {
         #expect(f.transport.published.filter { $0.topic.contains("/response/") }.isEmpty)
     }
 
+    @Test("the settings verb's language renames every entity: discovery again in German with the same unique and entity ids, then every state; another setting or the same language publishes none")
+    func languageChange() async throws {
+        let f = try await AlarmFixture()
+        let (id, _) = try await f.add(#"{"time":"07:00","label":"Work"}"#)
+        let english = try #require(discoveryPayloads(f).last)
+        #expect(english["cmps"]?["battery"]?["name"] == "Battery")
+        let count = discoveryPayloads(f).count, republished = f.transport.republished
+
+        try await f.ok("settings", #"{"show_seconds":true}"#)
+        #expect(discoveryPayloads(f).count == count, "another setting publishes no discovery")
+
+        try await f.ok("settings", #"{"language":"de"}"#)
+        #expect(discoveryPayloads(f).count == count + 1)
+        let german = try #require(discoveryPayloads(f).last)
+        #expect(german["cmps"]?["battery"]?["name"] == "Akku")
+        #expect(german["cmps"]?["language"]?["name"] == "Sprache")
+        #expect(german["cmps"]?["alarm_\(id)"]?["name"] == "Work")
+        #expect(german["cmps"]?["alarm_\(id)_text"]?["name"] == "Work Uhrzeit")
+        #expect(german["cmps"]?["time_format"]?["options"] == ["24 Stunden", "12 Stunden"])
+        #expect(german["cmps"]?["noise_sound"]?["options"]?.items.contains("Starker Regen") == true)
+        let englishComponents = try #require(english["cmps"]?.objectValue)
+        #expect(Set((german["cmps"]?.objectValue ?? [:]).keys) == Set(englishComponents.keys))
+        for (key, component) in englishComponents {
+            #expect(german["cmps"]?[key]?["unique_id"] == component["unique_id"], "\(key)")
+            #expect(german["cmps"]?[key]?["default_entity_id"] == component["default_entity_id"], "\(key)")
+        }
+        #expect(f.transport.republished == republished + 1, "every state again, so the selects show their German options")
+        // B/settings with the new language went out first, then the discovery it renamed.
+        let topics = f.transport.published.map(\.topic)
+        let settings = try #require(topics.lastIndex(of: f.topics.settings)), discovery = try #require(topics.lastIndex(of: Self.configTopic))
+        #expect(settings < discovery)
+
+        try await f.ok("settings", #"{"language":"de","show_seconds":false}"#)
+        #expect(discoveryPayloads(f).count == count + 1, "the same language again publishes no discovery")
+        #expect(f.transport.republished == republished + 1)
+        #expect(f.node.homeAssistant?.discovery.language == .de)
+
+        // Later payloads (an alarm renamed, Home Assistant's birth) are in the language in force.
+        try await f.ok("alarm/update", #"{"id":"\#(id)","label":"Früh"}"#)
+        #expect(discoveryPayloads(f).last?["cmps"]?["alarm_\(id)_text"]?["name"] == "Früh Uhrzeit")
+        f.node.homeAssistant?.homeAssistantAnnounced()
+        #expect(discoveryPayloads(f).last?["cmps"]?["next_alarm"]?["name"] == "Nächster Wecker")
+
+        try await f.ok("settings", #"{"language":"en"}"#)
+        #expect(discoveryPayloads(f).last?["cmps"]?["next_alarm"]?["name"] == "Next alarm")
+        #expect(discoveryPayloads(f).last?["cmps"]?["alarm_\(id)_text"]?["name"] == "Früh time")
+    }
+
+    @Test("with node.language de the first discovery is German, with the entity ids of the English names")
+    func germanAtStart() async throws {
+        let f = try await AlarmFixture(configuration: ["node.language": "de"])
+        let messages = f.transport.published(on: Self.configTopic)
+        #expect(messages.count == 1)
+        let components = try #require(messages.first?.json?["cmps"]?.objectValue)
+        #expect(components["next_alarm"]?["name"] == "Nächster Wecker")
+        #expect(components["meditation_interval"]?["options"] == ["Aus", "3 Min.", "5 Min.", "10 Min."])
+        let english = try await AlarmFixture()
+        let englishComponents = try #require(english.transport.published(on: Self.configTopic).first?.json?["cmps"]?.objectValue)
+        for (key, component) in englishComponents {
+            #expect(components[key]?["object_id"] == component["object_id"], "\(key)")
+        }
+        #expect(components["next_alarm"]?["object_id"]?.stringValue?.hasSuffix("_next_alarm") == true)
+    }
+
     @Test("with mqtt.discovery false nothing goes to the discovery prefix and homeassistant/status is not subscribed")
     func discoveryOff() async throws {
         let f = try await AlarmFixture(configuration: ["mqtt.discovery": "false"])
