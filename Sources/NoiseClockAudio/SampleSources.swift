@@ -34,36 +34,47 @@ public final class BufferSource: SampleSource {
     }
 }
 
-/// An MP3 file looped end to start without a gap. The first pass is decoded as it plays and
-/// kept; later passes play from memory, so a sound looping all night costs a copy per period
-/// rather than an MP3 decode (a 48 s mono noise loop keeps 4 MB; a stereo one 8.5 MB). Files
-/// longer than `cacheLimitSeconds` are decoded afresh on every pass instead.
+/// An MP3 file looped end to start without a gap. A loop kept in the `LoopCache` plays from
+/// memory at once; otherwise the first pass is decoded as it plays while the cache decodes the
+/// whole file on a thread of its own, and the source moves over to that copy at the frame it has
+/// reached (the same decoder, so the same samples: the join cannot be heard). From then on a
+/// period costs a copy, not an MP3 decode. A file the cache's budget cannot take is decoded
+/// afresh on every pass.
 public final class LoopingDecoderSource: SampleSource {
-    public static let cacheLimitSeconds = 120.0
-
     private var decoder: MP3Decoder?
     private let loops: Int?
     private var played = 0
     /// Set when decoding failed mid-way; the source then ends.
     public private(set) var error: AudioError?
 
-    private let caching: Bool
-    private var firstPass: [Int16] = []
-    /// The whole file once the first pass is done: mono when both channels were equal, else stereo.
-    private var cache: [Int16] = []
-    private var cacheIsMono = false
-    private var cached = false
+    private let ahead: LoopSlot?
+    private var loop: DecodedLoop?
+    /// The frame of the current pass: where the decoder is, or where the copy in memory plays.
     private var position = 0
 
-    public init(decoder: MP3Decoder, loops: Int? = nil, cacheLimitSeconds: Double = LoopingDecoderSource.cacheLimitSeconds) {
-        self.decoder = decoder
+    /// Plays `loop`, decoded before.
+    public init(loop: DecodedLoop, loops: Int? = nil) {
+        self.loop = loop
         self.loops = loops
-        caching = decoder.duration <= cacheLimitSeconds
-        if caching { firstPass.reserveCapacity(decoder.frameCount * AudioFormat.channels) }
+        ahead = nil
     }
 
+    /// Plays from `decoder`, moving to the copy `ahead` brings once it is there.
+    public init(decoder: MP3Decoder, loops: Int? = nil, ahead: LoopSlot? = nil) {
+        self.decoder = decoder
+        self.loops = loops
+        self.ahead = ahead
+    }
+
+    /// True once it plays from memory.
+    public var isDecoded: Bool { loop != nil }
+
     public func render(into buffer: UnsafeMutableBufferPointer<Int16>) -> Int {
-        cached ? renderFromCache(into: buffer) : renderDecoding(into: buffer)
+        if loop == nil, let decoded = ahead?.loop, decoded.frames > position {
+            loop = decoded
+            decoder = nil
+        }
+        return loop == nil ? renderDecoding(into: buffer) : renderFromMemory(into: buffer)
     }
 
     private func renderDecoding(into buffer: UnsafeMutableBufferPointer<Int16>) -> Int {
@@ -75,8 +86,8 @@ public final class LoopingDecoderSource: SampleSource {
                 let rest = UnsafeMutableBufferPointer(rebasing: buffer[(written * AudioFormat.channels)...])
                 let n = try decoder.read(into: rest)
                 if n > 0 {
-                    if caching { firstPass.append(contentsOf: rest.prefix(n * AudioFormat.channels)) }
                     written += n
+                    position += n
                     emptyReads = 0
                     continue
                 }
@@ -84,12 +95,8 @@ public final class LoopingDecoderSource: SampleSource {
                 emptyReads += 1
                 if let loops, played >= loops { break }
                 if emptyReads > 1 { break }  // an empty file would loop for ever
-                if caching {
-                    finishCache()
-                    let more = renderFromCache(into: UnsafeMutableBufferPointer(rebasing: buffer[(written * AudioFormat.channels)...]))
-                    return written + more
-                }
                 try decoder.rewind()
+                position = 0
             } catch {
                 self.error = error
                 break
@@ -98,35 +105,19 @@ public final class LoopingDecoderSource: SampleSource {
         return written
     }
 
-    private func finishCache() {
-        var mono = true
-        var index = 0
-        while index + 1 < firstPass.count {
-            if firstPass[index] != firstPass[index + 1] { mono = false; break }
-            index += 2
-        }
-        cacheIsMono = mono
-        cache = mono ? stride(from: 0, to: firstPass.count, by: 2).map { firstPass[$0] } : firstPass
-        firstPass = []
-        cached = true
-        decoder = nil
-        position = 0
-    }
-
-    private func renderFromCache(into buffer: UnsafeMutableBufferPointer<Int16>) -> Int {
-        let framesInCache = cacheIsMono ? cache.count : cache.count / AudioFormat.channels
-        guard framesInCache > 0 else { return 0 }
+    private func renderFromMemory(into buffer: UnsafeMutableBufferPointer<Int16>) -> Int {
+        guard let loop, loop.frames > 0 else { return 0 }
         var written = 0
         let wanted = buffer.count / AudioFormat.channels
         while written < wanted {
-            if position == framesInCache {
+            if position >= loop.frames {
                 played += 1
                 if let loops, played >= loops { break }
                 position = 0
             }
-            let n = min(wanted - written, framesInCache - position)
-            cache.withUnsafeBufferPointer { source in
-                if cacheIsMono {
+            let n = min(wanted - written, loop.frames - position)
+            loop.samples.withUnsafeBufferPointer { source in
+                if loop.isMono {
                     for i in 0..<n {
                         let sample = source[position + i]
                         buffer[(written + i) * 2] = sample

@@ -88,12 +88,16 @@ public struct SoundLibrary: Sendable {
         return file
     }
 
-    /// A sound's file as a mixer source: looped (noise, tones), or played `loops` times (a gong).
+    /// A sound's file as a mixer source: looped (noise, tones), or played `loops` times (a gong);
+    /// from memory when the `LoopCache` keeps it, else decoded while the cache decodes it ahead.
     public func sampleSource(for id: String, loops: Int? = nil) throws(CommandError) -> SampleSource {
         let sound = try sound(id, field: "sound")
         let path = try path(of: sound)
+        if let decoded = LoopCache.shared.loop(path) { return LoopingDecoderSource(loop: decoded, loops: loops) }
         do {
-            return LoopingDecoderSource(decoder: try MP3Decoder(path: path), loops: loops)
+            let decoder = try MP3Decoder(path: path)
+            return LoopingDecoderSource(
+                decoder: decoder, loops: loops, ahead: LoopCache.shared.decodeAhead(path, frames: decoder.frameCount))
         } catch {
             throw CommandError(.unavailable, "cannot play \(sound.id): \(error)", field: "sound")
         }

@@ -4,11 +4,17 @@ import Testing
 
 @Suite("ALSA output")
 struct OutputTests {
-    @Test("a file played twice through ALSA is its decoded samples twice, sample for sample (gapless)", arguments: [
-        LoopingDecoderSource.cacheLimitSeconds,  // the second pass from memory
-        0,  // a long file: every pass decoded afresh
-    ])
-    func gaplessLoop(cacheLimit: Double) async throws {
+    enum LoopMode: String, CaseIterable, Sendable {
+        /// Every pass decoded afresh (a file the cache's budget cannot take).
+        case streaming
+        /// The first pass decoded as it plays while the cache decodes ahead, then from memory.
+        case ahead
+        /// From memory from the first sample (a loop the cache keeps).
+        case memory
+    }
+
+    @Test("a file played twice through ALSA is its decoded samples twice, sample for sample (gapless)", arguments: LoopMode.allCases)
+    func gaplessLoop(mode: LoopMode) async throws {
         try await withTemporaryDirectory { directory in
             let file = "\(directory)/tone.mp3"
             // 0.73 s of a 440 Hz tone: the loop point is mid-cycle, where a gap or an overlap shows.
@@ -18,7 +24,15 @@ struct OutputTests {
             let engine = AudioEngine(device: "file:'\(sink)',raw", logger: quietLogger())
             engine.start()
             defer { engine.stop() }
-            let source = LoopingDecoderSource(decoder: try MP3Decoder(path: file), loops: 2, cacheLimitSeconds: cacheLimit)
+            let source: LoopingDecoderSource
+            switch mode {
+            case .streaming: source = LoopingDecoderSource(decoder: try MP3Decoder(path: file), loops: 2)
+            case .memory: source = LoopingDecoderSource(loop: DecodedLoop(interleaved: decoded), loops: 2)
+            case .ahead:
+                let decoder = try MP3Decoder(path: file)
+                source = LoopingDecoderSource(
+                    decoder: decoder, loops: 2, ahead: LoopCache(budget: 1 << 20).decodeAhead(file, frames: decoder.frameCount))
+            }
             engine.update { $0.add("tone", source: source, gain: 1, fadeInFrames: 0, immediate: true) }
             let expected = decoded + decoded
             #expect(await eventually { !engine.isPlaying && engine.framesWritten > 0 })

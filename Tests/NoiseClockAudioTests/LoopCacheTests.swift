@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+@testable import NoiseClockAudio
+
+@Suite("Loops decoded once: the loop cache and the move from decoder to memory")
+struct LoopCacheTests {
+    /// Renders `source` in periods of `period` frames until it ends; `after` runs after the first period.
+    private func renderAll(_ source: LoopingDecoderSource, period: Int, after: () -> Void = {}) -> [Int16] {
+        var out: [Int16] = []
+        var buffer = [Int16](repeating: 0, count: period * 2)
+        var first = true
+        while true {
+            let n = buffer.withUnsafeMutableBufferPointer { source.render(into: $0) }
+            if n == 0 { break }
+            out += buffer.prefix(n * 2)
+            if first { after(); first = false }
+        }
+        return out
+    }
+
+    @Test("a source moves to the copy in memory at the frame it reached, mid-pass, without a sample lost or repeated",
+          arguments: [441, 1000, 4096])
+    func switchMidPass(period: Int) async throws {
+        try await withTemporaryDirectory { directory in
+            let file = "\(directory)/tone.mp3"
+            try makeMP3(sine(seconds: 0.73), channels: 1, at: file)
+            let decoded = try MP3Decoder(path: file).decodeAll()
+            let slot = LoopSlot()
+            let source = LoopingDecoderSource(decoder: try MP3Decoder(path: file), loops: 3, ahead: slot)
+            var switchedAfterFirstPeriod = false
+            let played = renderAll(source, period: period) {
+                #expect(!source.isDecoded)
+                slot.fill(DecodedLoop(interleaved: decoded))
+                switchedAfterFirstPeriod = true
+            }
+            #expect(switchedAfterFirstPeriod && source.isDecoded)
+            #expect(played.count == decoded.count * 3)
+            let mismatch = zip(played, decoded + decoded + decoded).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            #expect(mismatch == nil, "first difference at sample \(mismatch ?? -1)")
+        }
+    }
+
+    @Test("a loop whose channels are equal is kept as mono (half the memory) and played back as the same stereo")
+    func monoFolding() {
+        let stereo: [Int16] = [1, 1, -5, -5, 300, 300]
+        let mono = DecodedLoop(interleaved: stereo)
+        #expect(mono.isMono && mono.samples == [1, -5, 300] && mono.frames == 3 && mono.bytes == 6)
+        let wide = DecodedLoop(interleaved: [1, 1, -5, 4])
+        #expect(!wide.isMono && wide.frames == 2)
+        let source = LoopingDecoderSource(loop: mono, loops: 2)
+        #expect(renderAll(source, period: 2) == stereo + stereo)
+    }
+
+    @Test("decoding ahead fills the slot and keeps the loop; a second play gets it from memory; a changed file is decoded again")
+    func cacheKeepsLoops() async throws {
+        try await withTemporaryDirectory { directory in
+            let file = "\(directory)/tone.mp3"
+            try makeMP3(sine(seconds: 0.5), channels: 1, at: file)
+            let cache = LoopCache(budget: 1 << 20)
+            #expect(cache.loop(file) == nil)
+            let frames = try MP3Decoder(path: file).frameCount
+            let slot = try #require(cache.decodeAhead(file, frames: frames))
+            #expect(await eventually { slot.loop != nil })
+            let kept = try #require(cache.loop(file))
+            #expect(kept === slot.loop && kept.isMono && kept.frames == frames)
+            // The file replaced by a longer one: another key, decoded again.
+            try makeMP3(sine(seconds: 0.9), channels: 1, at: file)
+            #expect(cache.loop(file) == nil)
+        }
+    }
+
+    @Test("a loop that would take the cache's loops alive over its budget is not decoded ahead; the least recently used go first")
+    func budget() async throws {
+        try await withTemporaryDirectory { directory in
+            let first = "\(directory)/a.mp3", second = "\(directory)/b.mp3"
+            try makeMP3(sine(seconds: 0.5), channels: 1, at: first)
+            try makeMP3(sine(seconds: 0.5, frequency: 660), channels: 1, at: second)
+            let frames = try MP3Decoder(path: first).frameCount
+            let estimate = frames * 4  // as stereo: all that is known before decoding
+            #expect(LoopCache(budget: estimate - 1).decodeAhead(first, frames: frames) == nil)
+            let cache = LoopCache(budget: estimate * 14 / 10)
+            func decode(_ file: String) async throws -> Bool {
+                let slot = try #require(cache.decodeAhead(file, frames: frames))
+                return await eventually { slot.loop != nil }
+            }
+            #expect(try await decode(first))
+            do {
+                let kept = try #require(cache.loop(first))
+                #expect(kept.isMono && cache.memory.current == kept.bytes && kept.bytes * 2 <= estimate + 8192)
+            }
+            // Half an estimate alive plus a whole one is over 1.4: the first is let go of to make room.
+            #expect(try await decode(second))
+            #expect(cache.loop(first) == nil)
+            let playing = try #require(cache.loop(second))
+            #expect(cache.memory.current == playing.bytes)
+            // While a source plays the second, letting go of it frees nothing: the first is refused.
+            cache.removeAll()
+            #expect(cache.decodeAhead(first, frames: frames) == nil)
+            #expect(playing.frames == frames)
+        }
+    }
+}
