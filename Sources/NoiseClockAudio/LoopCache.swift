@@ -1,4 +1,7 @@
-import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+import CMpg123
 import NoiseClockSystem
 import Synchronization
 
@@ -14,17 +17,59 @@ public final class DecodedLoop: Sendable {
     public var bytes: Int { samples.count * MemoryLayout<Int16>.size }
 
     /// `interleaved` stereo samples, folded to mono when both channels are the same throughout.
-    public init(interleaved: [Int16], account: LoopMemory? = nil) {
+    public convenience init(interleaved: [Int16], account: LoopMemory? = nil) {
         var mono = true
         var index = 0
         while index + 1 < interleaved.count {
             if interleaved[index] != interleaved[index + 1] { mono = false; break }
             index += 2
         }
-        isMono = mono
-        samples = mono ? stride(from: 0, to: interleaved.count, by: 2).map { interleaved[$0] } : interleaved
+        self.init(
+            samples: mono ? stride(from: 0, to: interleaved.count, by: 2).map { interleaved[$0] } : interleaved, isMono: mono,
+            account: account)
+    }
+
+    init(samples: [Int16], isMono: Bool, account: LoopMemory?) {
+        self.samples = samples
+        self.isMono = isMono
         self.account = account
         account?.bytes.add(samples.count * MemoryLayout<Int16>.size, ordering: .relaxed)
+    }
+
+    /// The whole file, decoded in chunks straight into what is kept: mono while both channels
+    /// agree (widened to stereo at the first frame where they do not), so a mono loop never holds
+    /// a stereo copy. Nil when the file cannot be decoded or is empty.
+    static func decode(_ path: String, account: LoopMemory?) -> DecodedLoop? {
+        guard let decoder = try? MP3Decoder(path: path) else { return nil }
+        let chunkFrames = 8192
+        var chunk = [Int16](repeating: 0, count: chunkFrames * AudioFormat.channels)
+        var mono: [Int16] = []
+        mono.reserveCapacity(decoder.frameCount)
+        var stereo: [Int16] = []
+        var isMono = true
+        while true {
+            let frames: Int
+            do {
+                frames = try chunk.withUnsafeMutableBufferPointer { buffer throws(AudioError) in try decoder.read(into: buffer) }
+            } catch {
+                return nil
+            }
+            if frames == 0 { break }
+            if isMono {
+                if (0..<frames).allSatisfy({ chunk[2 * $0] == chunk[2 * $0 + 1] }) {
+                    for frame in 0..<frames { mono.append(chunk[2 * frame]) }
+                    continue
+                }
+                isMono = false
+                stereo.reserveCapacity(decoder.frameCount * AudioFormat.channels)
+                for sample in mono { stereo.append(sample); stereo.append(sample) }
+                mono = []
+            }
+            stereo.append(contentsOf: chunk.prefix(frames * AudioFormat.channels))
+        }
+        let samples = isMono ? mono : stereo
+        guard !samples.isEmpty else { return nil }
+        return DecodedLoop(samples: samples, isMono: isMono, account: account)
     }
 
     deinit {
@@ -114,7 +159,7 @@ public final class LoopCache: Sendable {
     }
 
     private func decode(_ path: String, key: String, into slot: LoopSlot) {
-        let loop = (try? MP3Decoder(path: path).decodeAll()).flatMap { $0.isEmpty ? nil : DecodedLoop(interleaved: $0, account: memory) }
+        let loop = DecodedLoop.decode(path, account: memory)
         state.withLock { state in
             state.pending[key] = nil
             guard let loop else { return }
@@ -122,6 +167,8 @@ public final class LoopCache: Sendable {
             state.entries[key] = Entry(loop: loop, used: state.tick)
         }
         if let loop { slot.fill(loop) }
+        // The decoder's buffers were freed on this thread's malloc arena: give the pages back.
+        nc_release_free_memory()
     }
 
     /// Forgets every kept loop (those playing stay alive with their sources).
@@ -129,10 +176,10 @@ public final class LoopCache: Sendable {
         state.withLock { $0.entries = [:] }
     }
 
+    /// The file's path, size and modification time; nil when it cannot be read.
     private static func key(_ path: String) -> String? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date
-        else { return nil }
-        return "\(path)|\(size)|\(modified.timeIntervalSince1970)"
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return "\(path)|\(info.st_size)|\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
     }
 }

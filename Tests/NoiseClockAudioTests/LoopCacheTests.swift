@@ -52,6 +52,25 @@ struct LoopCacheTests {
         #expect(renderAll(source, period: 2) == stereo + stereo)
     }
 
+    @Test("a loop is decoded in chunks to what the decoder gives: kept mono while the channels agree, widened where they part")
+    func chunkedDecode() async throws {
+        try await withTemporaryDirectory { directory in
+            let mono = "\(directory)/mono.mp3", parting = "\(directory)/parting.mp3"
+            try makeMP3(sine(seconds: 0.6), channels: 1, at: mono)
+            // Both channels the same for 0.4 s (several chunks), then the right one a fifth higher.
+            let left = sine(seconds: 0.8), right = sine(seconds: 0.4) + sine(seconds: 0.8, frequency: 660).dropFirst(17_640)
+            try makeMP3(zip(left, right).flatMap { [$0, $1] }, channels: 2, at: parting)
+            for (file, expectMono) in [(mono, true), (parting, false)] {
+                let whole = try MP3Decoder(path: file).decodeAll()
+                let loop = try #require(DecodedLoop.decode(file, account: nil))
+                #expect(loop.isMono == expectMono, "\(file)")
+                #expect(loop.samples == (expectMono ? stride(from: 0, to: whole.count, by: 2).map { whole[$0] } : whole), "\(file)")
+                #expect(loop.samples.capacity * 2 < whole.count * 2 * 2, "no stereo copy kept beside a mono loop")
+            }
+            #expect(DecodedLoop.decode("\(directory)/missing.mp3", account: nil) == nil)
+        }
+    }
+
     @Test("decoding ahead fills the slot and keeps the loop; a second play gets it from memory; a changed file is decoded again")
     func cacheKeepsLoops() async throws {
         try await withTemporaryDirectory { directory in
