@@ -136,12 +136,12 @@ public final class LoopCache: Sendable {
         }
     }
 
-    /// Starts decoding `path` (of `frames` frames) on a thread of its own, unless it would not fit
+    /// Starts decoding `path` (of `frames` frames, `mono` when the file says so) on a thread of its own, unless it would not fit
     /// the budget (after letting go of the least recently used loops); the slot is filled when it
     /// is done. A second call for the same file while it decodes shares the first one's slot.
-    public func decodeAhead(_ path: String, frames: Int) -> LoopSlot? {
+    public func decodeAhead(_ path: String, frames: Int, mono: Bool = false) -> LoopSlot? {
         guard let key = Self.key(path) else { return nil }
-        let estimate = frames * AudioFormat.channels * MemoryLayout<Int16>.size
+        let estimate = frames * (mono ? 1 : AudioFormat.channels) * MemoryLayout<Int16>.size
         let (slot, isNew): (LoopSlot?, Bool) = state.withLock { state in
             if let pending = state.pending[key] { return (pending, false) }
             while memory.current + estimate > budget, let oldest = state.entries.min(by: { $0.value.used < $1.value.used }) {

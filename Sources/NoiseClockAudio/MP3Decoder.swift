@@ -48,6 +48,14 @@ public final class MP3Decoder {
     /// The length in frames, after gapless trimming.
     public var frameCount: Int { Int(mpg123_length(handle)) }
 
+    /// True when the file's current MPEG frame is mono (then both channels of what it decodes are
+    /// equal); for a loop's memory estimate.
+    public var isMonoFile: Bool {
+        var info = mpg123_frameinfo2()
+        guard mpg123_info2(handle, &info) == MPG123_OK.rawValue else { return false }
+        return info.mode == Int32(MPG123_M_MONO.rawValue)
+    }
+
     public var duration: Double { Double(frameCount) / Double(AudioFormat.sampleRate) }
 
     /// The length in frames at the engine's rate (the same as `frameCount`), the unit of `seek(toFrame:)`.

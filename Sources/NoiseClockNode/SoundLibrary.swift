@@ -97,7 +97,7 @@ public struct SoundLibrary: Sendable {
         do {
             let decoder = try MP3Decoder(path: path)
             return LoopingDecoderSource(
-                decoder: decoder, loops: loops, ahead: LoopCache.shared.decodeAhead(path, frames: decoder.frameCount))
+                decoder: decoder, loops: loops, ahead: LoopCache.shared.decodeAhead(path, frames: decoder.frameCount, mono: decoder.isMonoFile))
         } catch {
             throw CommandError(.unavailable, "cannot play \(sound.id): \(error)", field: "sound")
         }

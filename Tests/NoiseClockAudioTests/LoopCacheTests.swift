@@ -61,6 +61,7 @@ struct LoopCacheTests {
             let left = sine(seconds: 0.8), right = sine(seconds: 0.4) + sine(seconds: 0.8, frequency: 660).dropFirst(17_640)
             try makeMP3(zip(left, right).flatMap { [$0, $1] }, channels: 2, at: parting)
             for (file, expectMono) in [(mono, true), (parting, false)] {
+                #expect(try MP3Decoder(path: file).isMonoFile == expectMono, "the file's own mode, for the estimate")
                 let whole = try MP3Decoder(path: file).decodeAll()
                 let loop = try #require(DecodedLoop.decode(file, account: nil))
                 #expect(loop.isMono == expectMono, "\(file)")
