@@ -95,29 +95,31 @@ public final class LoopSlot: Sendable {
     func fill(_ loop: DecodedLoop) { value.withLock { $0 = loop } }
 }
 
-/// Decoded sound files, kept between plays within a memory budget (all decoded loops alive,
-/// playing or kept, count against it). A loop is decoded once, on a thread of its own, while its
-/// first pass already plays from the streaming decoder; from then on the audio thread only copies
-/// samples. Entries are keyed by path, size and modification time, so a replaced file is decoded
-/// again; the least recently used go first when the budget is reached.
+/// Decoded sound files while something plays them, within a memory budget. A loop is decoded
+/// once, on a thread of its own, while its first pass already plays from the streaming decoder;
+/// from then on the audio thread only copies samples, and another source playing the same file
+/// (a sound added twice, an alarm tone ringing again while the first still plays) shares the copy.
+/// The cache holds its loops weakly: when the last source playing one ends, its memory goes, so an
+/// idle node keeps none (decoding again costs about 35 ms of CPU for a 48 s loop). Entries are
+/// keyed by path, size and modification time, so a replaced file is decoded again. A loop that
+/// would take the loops alive over the budget is not decoded ahead: it is decoded as it plays.
 public final class LoopCache: Sendable {
-    /// 16 MB: about three stereo or six mono loops of 45 s at 48 kHz.
+    /// 16 MB: six mono or three stereo loops of 48 s at 44.1 kHz.
     public static let defaultBudget = 16 << 20
     public static let shared = LoopCache()
 
     public let budget: Int
-    /// What its loops hold now, kept or playing.
+    /// What its loops alive hold now.
     public let memory = LoopMemory()
 
-    private struct Entry {
-        var loop: DecodedLoop
-        var used: UInt64
+    private struct Entry: @unchecked Sendable {
+        // @unchecked: a weak reference to an immutable, Sendable loop, read and written under the lock.
+        weak var loop: DecodedLoop?
     }
 
     private struct State {
         var entries: [String: Entry] = [:]
         var pending: [String: LoopSlot] = [:]
-        var tick: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -126,27 +128,21 @@ public final class LoopCache: Sendable {
         self.budget = budget
     }
 
-    /// The decoded loop of `path` when it is kept and the file is unchanged.
+    /// The decoded loop of `path` while something still plays it and the file is unchanged.
     public func loop(_ path: String) -> DecodedLoop? {
         guard let key = Self.key(path) else { return nil }
-        return state.withLock { state in
-            state.tick += 1
-            state.entries[key]?.used = state.tick
-            return state.entries[key]?.loop
-        }
+        return state.withLock { $0.entries[key]?.loop }
     }
 
-    /// Starts decoding `path` (of `frames` frames, `mono` when the file says so) on a thread of its own, unless it would not fit
-    /// the budget (after letting go of the least recently used loops); the slot is filled when it
+    /// Starts decoding `path` (of `frames` frames, `mono` when the file says so) on a thread of
+    /// its own, unless it would take the loops alive over the budget; the slot is filled when it
     /// is done. A second call for the same file while it decodes shares the first one's slot.
     public func decodeAhead(_ path: String, frames: Int, mono: Bool = false) -> LoopSlot? {
         guard let key = Self.key(path) else { return nil }
         let estimate = frames * (mono ? 1 : AudioFormat.channels) * MemoryLayout<Int16>.size
         let (slot, isNew): (LoopSlot?, Bool) = state.withLock { state in
             if let pending = state.pending[key] { return (pending, false) }
-            while memory.current + estimate > budget, let oldest = state.entries.min(by: { $0.value.used < $1.value.used }) {
-                state.entries[oldest.key] = nil
-            }
+            state.entries = state.entries.filter { $0.value.loop != nil }
             guard memory.current + estimate <= budget else { return (nil, false) }
             let slot = LoopSlot()
             state.pending[key] = slot
@@ -160,20 +156,14 @@ public final class LoopCache: Sendable {
 
     private func decode(_ path: String, key: String, into slot: LoopSlot) {
         let loop = DecodedLoop.decode(path, account: memory)
+        // Filled before the entry is made, so the slot's source holds the loop alive from the start.
+        if let loop { slot.fill(loop) }
         state.withLock { state in
             state.pending[key] = nil
-            guard let loop else { return }
-            state.tick += 1
-            state.entries[key] = Entry(loop: loop, used: state.tick)
+            if let loop { state.entries[key] = Entry(loop: loop) }
         }
-        if let loop { slot.fill(loop) }
         // The decoder's buffers were freed on this thread's malloc arena: give the pages back.
         nc_release_free_memory()
-    }
-
-    /// Forgets every kept loop (those playing stay alive with their sources).
-    public func removeAll() {
-        state.withLock { $0.entries = [:] }
     }
 
     /// The file's path, size and modification time; nil when it cannot be read.

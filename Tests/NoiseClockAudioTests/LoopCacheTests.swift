@@ -72,52 +72,47 @@ struct LoopCacheTests {
         }
     }
 
-    @Test("decoding ahead fills the slot and keeps the loop; a second play gets it from memory; a changed file is decoded again")
-    func cacheKeepsLoops() async throws {
+    @Test("decoding ahead fills the slot; while it plays, a second play shares it; once nothing plays it, its memory is gone; a changed file is decoded again")
+    func cacheSharesLoops() async throws {
         try await withTemporaryDirectory { directory in
             let file = "\(directory)/tone.mp3"
             try makeMP3(sine(seconds: 0.5), channels: 1, at: file)
             let cache = LoopCache(budget: 1 << 20)
             #expect(cache.loop(file) == nil)
             let frames = try MP3Decoder(path: file).frameCount
-            let slot = try #require(cache.decodeAhead(file, frames: frames))
-            #expect(await eventually { slot.loop != nil })
-            let kept = try #require(cache.loop(file))
-            #expect(kept === slot.loop && kept.isMono && kept.frames == frames)
-            // The file replaced by a longer one: another key, decoded again.
-            try makeMP3(sine(seconds: 0.9), channels: 1, at: file)
-            #expect(cache.loop(file) == nil)
+            do {
+                let slot = try #require(cache.decodeAhead(file, frames: frames, mono: true))
+                #expect(await eventually { slot.loop != nil })
+                let shared = try #require(cache.loop(file))
+                #expect(shared === slot.loop && shared.isMono && shared.frames == frames)
+                #expect(cache.memory.current == shared.bytes)
+                // The file replaced by a longer one: another key, decoded again.
+                try makeMP3(sine(seconds: 0.9), channels: 1, at: file)
+                #expect(cache.loop(file) == nil)
+            }
+            #expect(await eventually { cache.memory.current == 0 }, "nothing plays it: its memory is gone")
         }
     }
 
-    @Test("a loop that would take the cache's loops alive over its budget is not decoded ahead; the least recently used go first")
+    @Test("a loop that would take the loops alive over the budget is not decoded ahead, until one of them stops")
     func budget() async throws {
         try await withTemporaryDirectory { directory in
             let first = "\(directory)/a.mp3", second = "\(directory)/b.mp3"
             try makeMP3(sine(seconds: 0.5), channels: 1, at: first)
             try makeMP3(sine(seconds: 0.5, frequency: 660), channels: 1, at: second)
             let frames = try MP3Decoder(path: first).frameCount
-            let estimate = frames * 4  // as stereo: all that is known before decoding
-            #expect(LoopCache(budget: estimate - 1).decodeAhead(first, frames: frames) == nil)
-            let cache = LoopCache(budget: estimate * 14 / 10)
-            func decode(_ file: String) async throws -> Bool {
-                let slot = try #require(cache.decodeAhead(file, frames: frames))
-                return await eventually { slot.loop != nil }
-            }
-            #expect(try await decode(first))
+            #expect(LoopCache(budget: frames * 4 - 1).decodeAhead(first, frames: frames) == nil, "a stereo estimate")
+            let cache = LoopCache(budget: frames * 3)  // one mono loop and a half
             do {
-                let kept = try #require(cache.loop(first))
-                #expect(kept.isMono && cache.memory.current == kept.bytes && kept.bytes * 2 <= estimate + 8192)
+                let playing = try #require(cache.decodeAhead(first, frames: frames, mono: true))
+                #expect(await eventually { playing.loop != nil })
+                #expect(cache.decodeAhead(second, frames: frames, mono: true) == nil)
+                #expect(cache.memory.current == frames * 2)
             }
-            // Half an estimate alive plus a whole one is over 1.4: the first is let go of to make room.
-            #expect(try await decode(second))
-            #expect(cache.loop(first) == nil)
-            let playing = try #require(cache.loop(second))
-            #expect(cache.memory.current == playing.bytes)
-            // While a source plays the second, letting go of it frees nothing: the first is refused.
-            cache.removeAll()
-            #expect(cache.decodeAhead(first, frames: frames) == nil)
-            #expect(playing.frames == frames)
+            #expect(await eventually { cache.memory.current == 0 })
+            let next = try #require(cache.decodeAhead(second, frames: frames, mono: true))
+            #expect(await eventually { next.loop != nil })
+            #expect(cache.loop(first) == nil && cache.loop(second) === next.loop)
         }
     }
 }
