@@ -25,10 +25,12 @@ public enum FaceHTTP {
         public var description: String { "no complete HTTP response; received: \(String(decoding: received.prefix(300), as: UTF8.self))" }
     }
 
-    /// Sends one request with `Connection: close` and reads the response to the end.
+    /// Sends one request with `Connection: close` and reads the response to the end. The timeout
+    /// is long: it only matters when the node is slow, as when the whole suite starts its nodes at
+    /// once on two cores (one request once waited over 10 s there), and no test waits it out on purpose.
     public static func request(
         _ method: String = "GET", host: String = "127.0.0.1", port: Int, path: String, headers: [(String, String)] = [],
-        body: [UInt8] = [], timeout: Duration = .seconds(10)
+        body: [UInt8] = [], timeout: Duration = .seconds(30)
     ) async throws -> Response {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
