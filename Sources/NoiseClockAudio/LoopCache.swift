@@ -16,19 +16,6 @@ public final class DecodedLoop: Sendable {
     public var frames: Int { isMono ? samples.count : samples.count / AudioFormat.channels }
     public var bytes: Int { samples.count * MemoryLayout<Int16>.size }
 
-    /// `interleaved` stereo samples, folded to mono when both channels are the same throughout.
-    public convenience init(interleaved: [Int16], account: LoopMemory? = nil) {
-        var mono = true
-        var index = 0
-        while index + 1 < interleaved.count {
-            if interleaved[index] != interleaved[index + 1] { mono = false; break }
-            index += 2
-        }
-        self.init(
-            samples: mono ? stride(from: 0, to: interleaved.count, by: 2).map { interleaved[$0] } : interleaved, isMono: mono,
-            account: account)
-    }
-
     init(samples: [Int16], isMono: Bool, account: LoopMemory?) {
         self.samples = samples
         self.isMono = isMono

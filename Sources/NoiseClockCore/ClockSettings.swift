@@ -109,12 +109,7 @@ public struct SettingsPatch: Sendable, Hashable {
             }
             timeFormat = format
         }
-        if let raw = try arguments.string("language") {
-            guard let language = Language(rawValue: raw) else {
-                throw .invalidField("language", "must be en or de, not \"\(raw)\"")
-            }
-            self.language = language
-        }
+        language = try arguments.language()
         showSeconds = try arguments.bool("show_seconds")
         publishSeconds = try arguments.bool("publish_seconds")
         if let zone = try arguments.string("timezone") {

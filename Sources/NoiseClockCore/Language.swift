@@ -19,6 +19,18 @@ public enum Language: String, Sendable, Hashable, CaseIterable, Codable {
     }
 }
 
+extension CommandArguments {
+    /// The language named by `field`, nil when absent; anything but a language the node speaks is
+    /// `invalid_field`.
+    public func language(_ field: String = "language") throws(CommandError) -> Language? {
+        guard let raw = try string(field) else { return nil }
+        guard let language = Language(rawValue: raw) else {
+            throw .invalidField(field, "must be \(Language.allCases.map(\.rawValue).joined(separator: " or ")), not \"\(raw)\"")
+        }
+        return language
+    }
+}
+
 /// One language's messages: `Resources/i18n/<language>.json`, a flat JSON object of key → text,
 /// or key → `{"one": …, "other": …}` where a count chooses the form. Texts name their values as
 /// `{name}` placeholders, filled by `text(_:_:)`; nothing a person reads is put together from

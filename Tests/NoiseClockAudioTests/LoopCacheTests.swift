@@ -26,12 +26,13 @@ struct LoopCacheTests {
             let file = "\(directory)/tone.mp3"
             try makeMP3(sine(seconds: 0.73), channels: 1, at: file)
             let decoded = try MP3Decoder(path: file).decodeAll()
+            let loop = try #require(DecodedLoop.decode(file, account: nil))
             let slot = LoopSlot()
             let source = LoopingDecoderSource(decoder: try MP3Decoder(path: file), loops: 3, ahead: slot)
             var switchedAfterFirstPeriod = false
             let played = renderAll(source, period: period) {
                 #expect(!source.isDecoded)
-                slot.fill(DecodedLoop(interleaved: decoded))
+                slot.fill(loop)
                 switchedAfterFirstPeriod = true
             }
             #expect(switchedAfterFirstPeriod && source.isDecoded)
@@ -44,9 +45,9 @@ struct LoopCacheTests {
     @Test("a loop whose channels are equal is kept as mono (half the memory) and played back as the same stereo")
     func monoFolding() {
         let stereo: [Int16] = [1, 1, -5, -5, 300, 300]
-        let mono = DecodedLoop(interleaved: stereo)
+        let mono = DecodedLoop(samples: [1, -5, 300], isMono: true, account: nil)
         #expect(mono.isMono && mono.samples == [1, -5, 300] && mono.frames == 3 && mono.bytes == 6)
-        let wide = DecodedLoop(interleaved: [1, 1, -5, 4])
+        let wide = DecodedLoop(samples: [1, 1, -5, 4], isMono: false, account: nil)
         #expect(!wide.isMono && wide.frames == 2)
         let source = LoopingDecoderSource(loop: mono, loops: 2)
         #expect(renderAll(source, period: 2) == stereo + stereo)

@@ -27,7 +27,7 @@ struct OutputTests {
             let source: LoopingDecoderSource
             switch mode {
             case .streaming: source = LoopingDecoderSource(decoder: try MP3Decoder(path: file), loops: 2)
-            case .memory: source = LoopingDecoderSource(loop: DecodedLoop(interleaved: decoded), loops: 2)
+            case .memory: source = LoopingDecoderSource(loop: try #require(DecodedLoop.decode(file, account: nil)), loops: 2)
             case .ahead:
                 let decoder = try MP3Decoder(path: file)
                 source = LoopingDecoderSource(

@@ -12,11 +12,7 @@ struct SystemCommands: CommandGroup {
         router.add("ping") { _ in status.json() }
         router.add("sounds", shape: .object(bareValue: "language")) { arguments in
             try arguments.allowOnly(["language"])
-            var language = language.language
-            if let code = try arguments.string("language") {
-                guard let chosen = Language(rawValue: code) else { throw CommandError.invalidField("language", "must be en or de") }
-                language = chosen
-            }
+            let language = try arguments.language() ?? language.language
             return [
                 "noise": .array(catalog.sounds(of: .noise).map { sound in
                     ["id": .string(sound.id), "name": .string(sound.name(in: language)), "category": .string(sound.category),
