@@ -44,15 +44,27 @@ public enum FaceHTTP {
     public static func exchange(host: String = "127.0.0.1", port: Int, _ bytes: [UInt8], timeout: Duration = .seconds(10)) async throws
         -> [UInt8]
     {
+        try await exchangeUntilClosed(host: host, port: port, bytes, timeout: timeout).received
+    }
+
+    /// Writes `bytes` the moment the connection is up, on the connection's event loop (not after
+    /// an `await`: a test task that waits its turn on a busy machine would otherwise let a
+    /// server's request timeout run out before the request is written), and collects what comes
+    /// until the server closes. `openFor` is how long the connection was open, timed on its event
+    /// loop (so a test task that waits its turn does not lengthen it); nil when `timeout` ran out first.
+    public static func exchangeUntilClosed(host: String = "127.0.0.1", port: Int, _ bytes: [UInt8], timeout: Duration) async throws
+        -> (received: [UInt8], openFor: Duration?)
+    {
         let collected = Collected()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(collected)) } }
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(collected, sending: bytes)) }
+            }
             .connect(host: host, port: port).get()
-        // A server that closed first (a test of its timeouts) fails the write: what came is still the answer.
-        try? await channel.writeAndFlush(ByteBuffer(bytes: bytes))
         let closed = await eventually(timeout: timeout) { collected.closed.withLock { $0 } }
         if !closed { try? await channel.close() }
-        return collected.bytes.withLock { $0 }
+        let openFor = collected.openFor.withLock { $0 }
+        return (collected.bytes.withLock { $0 }, closed ? openFor : nil)
     }
 
     static func parse(_ bytes: [UInt8]) -> Response? {
@@ -75,12 +87,25 @@ public enum FaceHTTP {
     final class Collected: Sendable {
         let bytes = Mutex<[UInt8]>([])
         let closed = Mutex(false)
+        let openedAt = Mutex<ContinuousClock.Instant?>(nil)
+        let openFor = Mutex<Duration?>(nil)
     }
 
     final class Collector: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         let collected: Collected
-        init(_ collected: Collected) { self.collected = collected }
+        let sending: [UInt8]
+        init(_ collected: Collected, sending: [UInt8]) {
+            self.collected = collected
+            self.sending = sending
+        }
+
+        // A server that closed first (a test of its timeouts) fails the write: what came is still the answer.
+        func channelActive(context: ChannelHandlerContext) {
+            collected.openedAt.withLock { $0 = .now }
+            context.writeAndFlush(NIOAny(ByteBuffer(bytes: sending)), promise: nil)
+            context.fireChannelActive()
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             var buffer = unwrapInboundIn(data)
@@ -88,7 +113,11 @@ public enum FaceHTTP {
             collected.bytes.withLock { $0 += bytes }
         }
 
-        func channelInactive(context: ChannelHandlerContext) { collected.closed.withLock { $0 = true } }
+        func channelInactive(context: ChannelHandlerContext) {
+            let now = ContinuousClock.now
+            if let opened = collected.openedAt.withLock({ $0 }) { collected.openFor.withLock { $0 = now - opened } }
+            collected.closed.withLock { $0 = true }
+        }
         func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
     }
 }
@@ -135,16 +164,16 @@ public final class FaceWebSocket: Sendable {
     /// Connects and upgrades `/ws` with `headers` (e.g. Origin, Authorization, Cookie).
     public init(host: String = "127.0.0.1", port: Int, path: String = "/ws", headers: [(String, String)] = []) async throws {
         let inbox = Inbox()
-        let handshake = Handshake(inbox: inbox)
+        var request = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        // Written on connect, on the event loop (see `FaceHTTP.exchangeUntilClosed`).
+        let handshake = Handshake(inbox: inbox, request: Array((request + "\r\n").utf8))
         channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handshake) } }
             .connect(host: host, port: port).get()
         self.inbox = inbox
-        var request = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-        for (name, value) in headers { request += "\(name): \(value)\r\n" }
-        try await channel.writeAndFlush(ByteBuffer(string: request + "\r\n"))
         let settled = await eventually(timeout: .seconds(10)) { handshake.outcome.withLock { $0 != nil } }
         guard settled, case .upgraded = handshake.outcome.withLock({ $0 }) else {
             try? await channel.close()
@@ -226,10 +255,19 @@ public final class FaceWebSocket: Sendable {
         typealias InboundIn = ByteBuffer
         enum Outcome { case upgraded, refused(FaceHTTP.Response?) }
         let inbox: Inbox
+        let request: [UInt8]
         let outcome = Mutex<Outcome?>(nil)
         private var buffer: [UInt8] = []
 
-        init(inbox: Inbox) { self.inbox = inbox }
+        init(inbox: Inbox, request: [UInt8]) {
+            self.inbox = inbox
+            self.request = request
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            context.writeAndFlush(NIOAny(ByteBuffer(bytes: request)), promise: nil)
+            context.fireChannelActive()
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             var chunk = unwrapInboundIn(data)
