@@ -1,8 +1,10 @@
 #ifndef NOISECLOCK_CTIMERFD_SHIM_H
 #define NOISECLOCK_CTIMERFD_SHIM_H
-/* Linux timerfd (sys/timerfd.h is not part of Swift's Glibc module), seen only by NoiseClockSystem. */
+/* Linux timerfd (sys/timerfd.h is not part of Swift's Glibc module) and a thread's nice value, seen only by NoiseClockSystem. */
 #include <errno.h>
 #include <stdint.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +23,12 @@ static inline int nc_timerfd_arm(int fd, int64_t seconds, long nanoseconds, int 
     spec.it_value.tv_nsec = nanoseconds;
     int flags = TFD_TIMER_ABSTIME | (cancel_on_set ? TFD_TIMER_CANCEL_ON_SET : 0);
     return timerfd_settime(fd, flags, &spec, 0);
+}
+
+/* Sets the calling thread's nice value (on Linux a nice value belongs to a thread, named by its
+   thread id; gettid is not visible from Swift's Glibc module). 0 on success, else -1 with errno. */
+static inline int nc_thread_set_nice(int nice) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
 }
 
 /* Stops `fd` from expiring. */

@@ -108,6 +108,7 @@ public final class AudioEngine: Sendable {
     }
 
     private func playLoop() {
+        warmUp()
         var pcm: PCM?
         var period = [Int16](repeating: 0, count: Self.periodFrames * AudioFormat.channels)
         // A real card blocks in writei when its buffer is full; a file or null sink never does.
@@ -157,6 +158,22 @@ public final class AudioEngine: Sendable {
         }
         pcm?.drop()
         pcm = nil
+    }
+
+    /// The first open of an ALSA device in a process reads ALSA's configuration and loads what
+    /// its hooks name (Debian's `pulse` hook: libpulse and some twenty libraries): about 5 ms of
+    /// CPU, where every later open takes microseconds. It is done here once, two seconds after
+    /// the start (or at once when something is to be played), so that the first alarm, timer or
+    /// gong does not pay it at its instant, beside other nodes ringing at the same instant. A
+    /// failure is left to the first real open to report. Not with a configuration file of the
+    /// node's own (`audio.alsa_config`): that one is read at each open, and a `file` sink it
+    /// defines would be created by an open.
+    private func warmUp() {
+        guard configurationFile == nil else { return }
+        wake.wait(timeout: .seconds(2))
+        guard !stopping, mixer.withLock({ $0.isEmpty }) else { return }
+        if case .success(let pcm) = openDevice() { pcm.drop() }
+        // The wait above may have taken an `update`'s signal: the loop looks at the mix first anyway.
     }
 
     private func openDevice() -> Result<PCM, AudioError> {

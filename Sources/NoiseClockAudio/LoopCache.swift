@@ -136,7 +136,7 @@ public final class LoopCache: Sendable {
             return (slot, true)
         }
         if let slot, isNew {
-            Threads.start(name: "loop decode") { [self] in decode(path, key: key, into: slot) }
+            Threads.start(name: "loop decode", background: true) { [self] in decode(path, key: key, into: slot) }
         }
         return slot
     }

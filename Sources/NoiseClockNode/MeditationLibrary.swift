@@ -94,7 +94,7 @@ public actor MeditationLibrary {
         scanning = true
         let directory = directory
         let result = await withCheckedContinuation { (done: CheckedContinuation<ScanResult, Never>) in
-            Threads.start(name: "meditations") { done.resume(returning: Self.scan(directory: directory)) }
+            Threads.start(name: "meditations", background: true) { done.resume(returning: Self.scan(directory: directory)) }
         }
         scanning = false
         let waiting = waitingToScan

@@ -137,8 +137,10 @@ public actor TimerScheduler {
         lastLook = now
         if step.book != book {
             book = step.book
-            save()
-            // The events first: `timer_finished` is what a subscriber times the ring by.
+            // The events first, the store after: `timer_finished` is what a subscriber times the
+            // ring by, and the store's fsync takes milliseconds (tens on an SD card). A crash in
+            // between is safe: the stored timer is then still running, and at the restart it is
+            // found finished (or missed) again.
             for timer in step.finished {
                 logger.info("timer finished", metadata: ["timer": "\(timer.id)", "label": "\(timer.label)"])
                 emit("timer_finished", timer, ["duration_s": .number(Double(timer.durationSeconds))])
@@ -148,6 +150,7 @@ public actor TimerScheduler {
                 logger.warning("timer missed", metadata: ["timer": "\(timer.id)"])
                 emit("timer_missed", timer, [:])
             }
+            save()
         }
         updateTone()
         publish()

@@ -1,3 +1,4 @@
+import CTimerFD
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,9 +7,12 @@ import Glibc
 /// on POSIX threads directly: each one blocks in a C library for its whole life, which is what
 /// Swift's task pool must not do.
 public enum Threads {
-    /// Starts a detached thread named `name` (at most 15 bytes are kept) running `body`.
-    public static func start(name: String, _ body: @escaping @Sendable () -> Void) {
-        let context = Unmanaged.passRetained(ThreadContext(name: name, body: body)).toOpaque()
+    /// Starts a detached thread named `name` (at most 15 bytes are kept) running `body`. A
+    /// `background` thread runs at nice 10: work that may take its time (decoding a loop ahead of
+    /// the play, scanning a folder), so that on a busy machine it yields to what is due now, such
+    /// as an alarm's event on this node or on another one beside it.
+    public static func start(name: String, background: Bool = false, _ body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(ThreadContext(name: name, background: background, body: body)).toOpaque()
         var thread = pthread_t()
         let rc = pthread_create(&thread, nil, threadEntry, context)
         // Each of the node's few threads carries a C library's loop; without it the node cannot work.
@@ -40,16 +44,20 @@ private func threadEntry(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableR
     guard let argument else { return nil }
     let context = Unmanaged<ThreadContext>.fromOpaque(argument).takeRetainedValue()
     Threads.nameThread(context.name)
+    // On Linux a nice value belongs to the thread (`who` is its thread id): only this one yields.
+    if context.background { _ = nc_thread_set_nice(10) }
     context.body()
     return nil
 }
 
 private final class ThreadContext: Sendable {
     let name: String
+    let background: Bool
     let body: @Sendable () -> Void
 
-    init(name: String, body: @escaping @Sendable () -> Void) {
+    init(name: String, background: Bool, body: @escaping @Sendable () -> Void) {
         self.name = name
+        self.background = background
         self.body = body
     }
 }

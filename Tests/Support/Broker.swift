@@ -7,6 +7,8 @@ public final class Broker: @unchecked Sendable {
     public let directory: String
     private let configuration: String
     private var process: ChildProcess?
+    /// The running broker's process id (for a benchmark's counters).
+    public var pid: pid_t? { process?.pid }
 
     public static let executable = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"].first { FileManager.default.isExecutableFile(atPath: $0) }
         ?? "/usr/sbin/mosquitto"

@@ -1,0 +1,73 @@
+// A subscriber that stamps each message as it arrives: `mosquitto_sub -F '%U %t %p'`, whose `%U`
+// is the wall clock (seconds.nanoseconds) when its network loop read the message. The accuracy
+// rows (alarms, timers, gongs) time an event by it: a Swift client would add its own hop onto a
+// task, on two cores busy with several nodes starting their tones at that very instant.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import NoiseClockCore
+import NoiseClockTestSupport
+
+final class StampedSubscriber {
+    struct Stamped {
+        var received: Double
+        var topic: String
+        var payload: JSONValue
+    }
+
+    private let process: ChildProcess
+    private let path: String
+
+    /// Subscribes to `topics` and waits half a second for the subscription to be in place.
+    init(brokerPort: Int, topics: [String]) async throws {
+        path = "\(NSTemporaryDirectory())/noiseclock-bench-stamps-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
+        process = try ChildProcess(
+            "/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", "\(brokerPort)", "-F", "%U %t %p"] + topics.flatMap { ["-t", $0] },
+            logPath: path)
+        try await Task.sleep(for: .milliseconds(500))
+    }
+
+    /// Lines already handed out by `take`.
+    private var taken = 0
+
+    /// The messages received since the last `take` (half a second after the last one it may
+    /// still be reading), the subscriber going on.
+    func take() async throws -> [Stamped] {
+        try await Task.sleep(for: .milliseconds(500))
+        // Only whole lines: the one being written has no newline yet.
+        let lines = process.log.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        defer { taken = lines.count }
+        return Self.parse(lines.dropFirst(taken))
+    }
+
+    /// Stops the subscriber (half a second after the last message it may still be reading) and
+    /// returns every message not taken yet.
+    func finish() async throws -> [Stamped] {
+        try await Task.sleep(for: .milliseconds(500))
+        process.signal(SIGTERM)
+        _ = await process.waitForExit(timeout: .seconds(3))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return Self.parse(process.log.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(taken))
+    }
+
+    /// `SECONDS.NANOSECONDS TOPIC PAYLOAD` lines, parsed; a payload that is not JSON is kept as a string.
+    private static func parse(_ lines: some Sequence<Substring>) -> [Stamped] {
+        lines.compactMap { line in
+            let parts = line.split(separator: " ", maxSplits: 2)
+            guard parts.count == 3, let received = Double(parts[0]) else { return nil }
+            let payload = (try? JSONValue.parse(Array(parts[2].utf8))) ?? .string(String(parts[2]))
+            return Stamped(received: received, topic: String(parts[1]), payload: payload)
+        }
+    }
+
+    /// How late, in milliseconds, each stamped message was against the instant its payload's
+    /// `field` names, for the messages `matching` accepts.
+    static func lateness(_ messages: [Stamped], field: String, matching: (Stamped) -> Bool) -> [Double] {
+        let iso = ISO8601DateFormatter()
+        return messages.filter(matching).compactMap { message in
+            guard let due = message.payload[field]?.stringValue.flatMap(iso.date(from:)) else { return nil }
+            return (message.received - due.timeIntervalSince1970) * 1000
+        }
+    }
+}
