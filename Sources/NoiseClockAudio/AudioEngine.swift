@@ -48,6 +48,9 @@ public final class AudioEngine: Sendable {
         var stopping = false
         var running = false
         var framesWritten = 0
+        /// The device has been opened once in this process (see `prepare`).
+        var warm = false
+        var warmUpWanted = false
 
         init(device: String) { status = AudioStatus(device: device) }
     }
@@ -71,6 +74,9 @@ public final class AudioEngine: Sendable {
     /// Frames handed to the device since start.
     public var framesWritten: Int { shared.withLock { $0.framesWritten } }
 
+    /// Whether the device has been opened in this process (by a play or by `prepare`).
+    public var hasOpenedDevice: Bool { shared.withLock { $0.warm } }
+
     /// True while anything is in the mix.
     public var isPlaying: Bool { !mixer.withLock { $0.isEmpty } }
 
@@ -79,6 +85,25 @@ public final class AudioEngine: Sendable {
         let result = mixer.withLock { change(&$0) }
         wake.signal()
         return result
+    }
+
+    /// The first open of an ALSA device in a process reads ALSA's configuration and loads what
+    /// its hooks name (Debian's `pulse` hook: libpulse and some twenty libraries): about 5 ms of
+    /// CPU and 5 MB of mapped libraries, where every later open takes microseconds. A source that
+    /// knows it will sound soon (an alarm within the minute, a running timer, a meditation
+    /// starting) calls this, and the audio thread opens the device once and closes it at once, so
+    /// that the sound does not pay for it at its instant, beside other nodes ringing at that
+    /// instant. An idle node that never sounds never loads it. Returns at once; does nothing once
+    /// the device has been opened, or with a `configurationFile` (read at each open anyway). A
+    /// failure is left to the first real open to report.
+    public func prepare() {
+        guard configurationFile == nil else { return }
+        let signal = shared.withLock { state -> Bool in
+            guard !state.warm, !state.warmUpWanted else { return false }
+            state.warmUpWanted = true
+            return true
+        }
+        if signal { wake.signal() }
     }
 
     /// Starts the audio thread; `stop` ends it.
@@ -108,7 +133,6 @@ public final class AudioEngine: Sendable {
     }
 
     private func playLoop() {
-        warmUp()
         var pcm: PCM?
         var period = [Int16](repeating: 0, count: Self.periodFrames * AudioFormat.channels)
         // A real card blocks in writei when its buffer is full; a file or null sink never does.
@@ -119,6 +143,13 @@ public final class AudioEngine: Sendable {
             if mixer.withLock({ $0.isEmpty }) {
                 pcm?.drain()
                 pcm = nil
+                if shared.withLock({ state in defer { state.warmUpWanted = false }; return state.warmUpWanted && !state.warm }) {
+                    if case .success(let opened) = openDevice() {
+                        opened.drop()
+                        shared.withLock { $0.warm = true }
+                    }
+                    continue
+                }
                 // Nothing to play: sleep until `update` or `stop` signals (the hour is only a
                 // backstop), so an idle node spends no wake-ups on audio.
                 wake.wait(timeout: .seconds(3600))
@@ -128,6 +159,7 @@ public final class AudioEngine: Sendable {
                 switch openDevice() {
                 case .success(let opened):
                     pcm = opened
+                    shared.withLock { $0.warm = true }
                     openedAt = ContinuousClock.now
                     framesSinceOpen = 0
                     setStatus { $0.ok = true; $0.error = nil }
@@ -158,22 +190,6 @@ public final class AudioEngine: Sendable {
         }
         pcm?.drop()
         pcm = nil
-    }
-
-    /// The first open of an ALSA device in a process reads ALSA's configuration and loads what
-    /// its hooks name (Debian's `pulse` hook: libpulse and some twenty libraries): about 5 ms of
-    /// CPU, where every later open takes microseconds. It is done here once, two seconds after
-    /// the start (or at once when something is to be played), so that the first alarm, timer or
-    /// gong does not pay it at its instant, beside other nodes ringing at the same instant. A
-    /// failure is left to the first real open to report. Not with a configuration file of the
-    /// node's own (`audio.alsa_config`): that one is read at each open, and a `file` sink it
-    /// defines would be created by an open.
-    private func warmUp() {
-        guard configurationFile == nil else { return }
-        wake.wait(timeout: .seconds(2))
-        guard !stopping, mixer.withLock({ $0.isEmpty }) else { return }
-        if case .success(let pcm) = openDevice() { pcm.drop() }
-        // The wait above may have taken an `update`'s signal: the loop looks at the mix first anyway.
     }
 
     private func openDevice() -> Result<PCM, AudioError> {

@@ -117,7 +117,15 @@ extension AlarmScheduler {
     /// Works out the next fires again after a change, and publishes the alarm topics.
     func refreshNextFires(now: Date) {
         nextFires = AlarmClockwork.nextFires(state, now: now, zone: time.zone())
+        prepareOutputIfDue(now: now)
         publishAll()
+    }
+
+    /// An alarm within the minute (the scheduler looks at least once a minute, and after every
+    /// change): the output gets ready now, so the tone starts at the instant (`AudioOutput.prepare`).
+    func prepareOutputIfDue(now: Date) {
+        guard let (_, instant) = AlarmClockwork.soonest(nextFires), instant.timeIntervalSince(now) <= 65 else { return }
+        noise?.arbiter.prepare()
     }
 
     /// Wakes the scheduler loop, so a change is seen at once rather than after its current sleep.

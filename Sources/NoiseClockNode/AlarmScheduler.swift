@@ -179,6 +179,7 @@ public actor AlarmScheduler {
                 ]))
         }
         nextFires = step.nextFires
+        prepareOutputIfDue(now: now)
         publishAlarms(zone: zone)
         publishNext(now: now, zone: zone)
         return step.wake

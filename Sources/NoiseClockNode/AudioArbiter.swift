@@ -57,6 +57,10 @@ public final class AudioArbiter: Sendable {
         self.fadeFrames = fadeFrames
     }
 
+    /// A source will sound soon (an alarm within the minute, a running timer, a meditation
+    /// starting): the output gets ready, so that it starts at its instant (`AudioOutput.prepare`).
+    public func prepare() { output.prepare() }
+
     /// The highest source claiming the output now; nil when none does.
     public var top: AudioSource? { state.withLock { $0.top } }
 

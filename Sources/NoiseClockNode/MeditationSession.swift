@@ -234,6 +234,7 @@ public actor MeditationSession {
 
     /// Makes `next` the session: what a completed one still had sounding goes, the output is claimed.
     func begin(_ next: Session) {
+        arbiter?.prepare()
         silenceAll()
         session = next
         arbiter?.claim(.meditation)

@@ -8,6 +8,13 @@ import NoiseClockCore
 public protocol AudioOutput: Sendable {
     func update<T>(_ change: (inout Mixer) -> T) -> T
     var status: AudioStatus { get }
+    /// Something will sound soon: get the output ready, so that it starts at once (`AudioEngine`:
+    /// its first device open). Returns at once.
+    func prepare()
+}
+
+extension AudioOutput {
+    public func prepare() {}
 }
 
 extension AudioEngine: AudioOutput {}

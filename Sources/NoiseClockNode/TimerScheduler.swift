@@ -154,6 +154,8 @@ public actor TimerScheduler {
         }
         updateTone()
         publish()
+        // Something due within the minute: the output gets ready now.
+        if let wake = step.wake, wake.timeIntervalSince(now) <= 65 { arbiter?.prepare() }
         return step.wake
     }
 

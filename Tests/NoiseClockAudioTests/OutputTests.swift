@@ -47,6 +47,29 @@ struct OutputTests {
         }
     }
 
+    @Test("prepare opens the system's device once, with nothing in the mix; an engine with its own configuration is left alone")
+    func prepare() async throws {
+        let engine = AudioEngine(device: "null", logger: quietLogger())
+        engine.start()
+        defer { engine.stop() }
+        #expect(!engine.hasOpenedDevice)
+        engine.prepare()
+        #expect(await eventually { engine.hasOpenedDevice })
+        #expect(!engine.isPlaying)
+        #expect(engine.framesWritten == 0)
+
+        try await withTemporaryDirectory { directory in
+            let configuration = "\(directory)/asound.conf"
+            try "pcm.nightstand { type null }\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+            let own = AudioEngine(device: "nightstand", configurationFile: configuration, logger: quietLogger())
+            own.start()
+            defer { own.stop() }
+            own.prepare()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!own.hasOpenedDevice)
+        }
+    }
+
     @Test("a device that cannot be opened is reported, retried, and played to once it works")
     func deviceFailureAndRecovery() async throws {
         try await withTemporaryDirectory { directory in

@@ -35,7 +35,7 @@ func pss(_ pid: pid_t) -> Double {
 
 func fleetRow(brokerPort: Int, brokerPID: pid_t?, size: Int, rounds: Int, targetP99: Double, idleSeconds: Int) async throws -> Row {
     progress("many nodes: starting \(size) nodes")
-    let probe = try await Probe(port: brokerPort, subscriptions: ["noiseclock/+/response/dismiss", "noiseclock/+/availability"])
+    let probe = try await Probe(port: brokerPort, subscriptions: ["noiseclock/+/availability"])
     var fleet: [(node: NodeProcess, process: ChildProcess)] = []
     let startedAt = ContinuousClock.now
     for _ in 0..<size {
@@ -75,26 +75,28 @@ func fleetRow(brokerPort: Int, brokerPID: pid_t?, size: Int, rounds: Int, target
         progress("many nodes: \(idle)")
     }
 
-    // Each node's answer within 5 s of its round's publish, matched by the round's transaction;
-    // round 0 warms up and is not counted.
+    // Each node's answer within 5 s of its round's publish, matched by the round's transaction and
+    // timed by a subscriber that stamps each message as it arrives (Stamps.swift: the bench's own
+    // Swift client would add its handling of a thousand answers in a row to the later ones); round
+    // 0 warms up and is not counted.
+    let stamps = try await StampedSubscriber(brokerPort: brokerPort, topics: ["noiseclock/+/response/dismiss"])
     var latencies: [Double] = []
     var answeredPerRound: [Int] = []
     var statuses: [String: Int] = [:]
     for round in 0...rounds {
         let transaction = "many-\(round)"
+        _ = try await stamps.take()
+        let published = Date().timeIntervalSince1970
+        probe.client.publish(MQTTMessage(topic: "noiseclock/all/cmd/dismiss", payload: Array(#"{"transaction":"\#(transaction)"}"#.utf8)))
+        try await Task.sleep(for: .seconds(size > 100 ? 3 : 1))
         var answered: Set<String> = []
         var times: [Double] = []
-        let start = ContinuousClock.now
-        probe.client.publish(MQTTMessage(topic: "noiseclock/all/cmd/dismiss", payload: Array(#"{"transaction":"\#(transaction)"}"#.utf8)))
-        let deadline = start + .seconds(5)
-        while answered.count < size, ContinuousClock.now < deadline {
-            guard let message = await probe.nextAny(timeout: deadline - ContinuousClock.now) else { continue }
-            let received = ContinuousClock.now
-            guard dismissTopics.contains(message.topic), let answer = try? JSONValue.parse(message.payload),
-                  answer["transaction"]?.stringValue == transaction, answered.insert(message.topic).inserted
-            else { continue }
-            times.append(ms(received - start))
+        for message in try await stamps.take()
+        where dismissTopics.contains(message.topic) && message.payload["transaction"]?.stringValue == transaction
+            && message.received - published <= 5 && answered.insert(message.topic).inserted {
+            times.append((message.received - published) * 1000)
             if round > 0 {
+                let answer = message.payload
                 let status = answer["status"]?.stringValue == "ok" ? "ok" : answer["error"]?["code"]?.stringValue ?? "?"
                 statuses[status, default: 0] += 1
             }
@@ -103,8 +105,8 @@ func fleetRow(brokerPort: Int, brokerPID: pid_t?, size: Int, rounds: Int, target
             latencies += times
             answeredPerRound.append(answered.count)
         }
-        try await Task.sleep(for: .milliseconds(size > 100 ? 1000 : 200))
     }
+    _ = try await stamps.finish()
     // `exit(0)` at the end skips every deinit: stop the nodes here.
     for member in fleet { member.process.signal(SIGTERM) }
     var stoppedCleanly = 0
@@ -125,7 +127,7 @@ func fleetRow(brokerPort: Int, brokerPID: pid_t?, size: Int, rounds: Int, target
     let p99 = percentile(latencies, 99)
     progress("many nodes: answers \(statuses), \(stoppedCleanly) of \(size) stopped on SIGTERM")
     return Row(
-        what: "many nodes: \(size) nodes, `noiseclock/all/cmd/dismiss` \(rounds)×: publish → each node's `B/response/dismiss`, p50 / p99 / max",
+        what: "many nodes: \(size) nodes, `noiseclock/all/cmd/dismiss` \(rounds)×: publish → each node's `B/response/dismiss` received by mosquitto_sub, p50 / p99 / max",
         measured: "\(f(percentile(latencies, 50), 1)) / \(f(p99, 1)) / \(f(latencies.max() ?? .nan, 1)) ms; \(latencies.count) of \(expected) answered, all \(size) in \(fullRounds) of \(rounds) rounds; \(online.count) online \(f(startSeconds, 1)) s after the first start" + idle,
         baseline: "—", target: "all \(size) answer, p99 ≤ \(f(targetP99, 0)) ms", met: latencies.count == expected && p99 <= targetP99)
 }

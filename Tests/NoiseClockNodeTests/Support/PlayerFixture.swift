@@ -13,8 +13,13 @@ import Testing
 /// An `AudioOutput` without a device: the real `Mixer` behind a lock, rendered only when a test asks.
 final class FakeAudioOutput: AudioOutput {
     private let mixer = Mutex(Mixer())
+    private let preparations = Mutex(0)
 
     var status: AudioStatus { AudioStatus(device: "fake") }
+
+    func prepare() { preparations.withLock { $0 += 1 } }
+    /// How many times a source said it will sound soon.
+    var prepared: Int { preparations.withLock { $0 } }
 
     func update<T>(_ change: (inout Mixer) -> T) -> T {
         mixer.withLock { change(&$0) }
