@@ -261,12 +261,21 @@ let machine: String = {
     return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB"
 }()
 
-print("NoiseClock benchmarks on \(machine)")
+/// The first line of a command's output, or "?".
+func firstLine(_ executable: String, _ arguments: [String]) async -> String {
+    guard FileManager.default.isExecutableFile(atPath: executable),
+          let run = try? await runToEnd(executable, arguments) else { return "?" }
+    return run.output.split(separator: "\n").first.map(String.init) ?? "?"
+}
+let startedAt = Date()
+let commit = await firstLine("/usr/bin/git", ["-C", URL(fileURLWithPath: #filePath).deletingLastPathComponent().path, "rev-parse", "--short", "HEAD"])
+let kernel = await firstLine("/usr/bin/uname", ["-r"])
+print("NoiseClock benchmarks, \(ISO8601DateFormatter().string(from: startedAt)), commit \(commit), on \(machine), Linux \(kernel)")
 // A subscriber that takes every node's answer to one `all/cmd` (the fleet rows) receives as many
 // QoS 1 messages at once as there are nodes: Mosquitto's default `max_queued_messages 1000` would
 // drop the answers of a 1000-node fleet beyond it (docs/scaling.md).
 let broker = try await Broker(extraConfiguration: "max_queued_messages 100000")
-print("broker: Mosquitto on 127.0.0.1:\(broker.port)")
+print("broker: \(await firstLine(Broker.executable, ["-h"])) on 127.0.0.1:\(broker.port)")
 
 // MARK: Round trip: the broker's own publish→receive vs ping→response.
 
@@ -473,22 +482,29 @@ _ = await process.waitForExit(timeout: .seconds(3))
 
 if runs("start-up") {
     var startTimes: [Double] = []
+    var incomplete = 0
     for _ in 0..<startRuns {
         let fresh = try NodeProcess(port: broker.port)
-        let watcher = try await Probe(port: broker.port, subscriptions: ["\(fresh.topics.node)/#"])
-        let wanted: Set<String> = [
-            fresh.topics.availability, fresh.topics.status, fresh.topics.settings, fresh.topics.clock, fresh.topics.alarms,
-            fresh.topics.alarmNext, fresh.topics.alarmState, fresh.topics.noise,
-        ]
+        // Every retained state (docs/mqtt.md; `B/battery` only with a battery) and the discovery.
+        let discovery = "homeassistant/device/\(fresh.nodeID)/config"
+        let watcher = try await Probe(port: broker.port, subscriptions: ["\(fresh.topics.node)/#", discovery])
+        let wanted: Set<String> = Set([
+            StateTopic.status, StateTopic.settings, StateTopic.clock, StateTopic.alarms, StateTopic.alarmNext, StateTopic.alarmState,
+            StateTopic.noise, StateTopic.display, StateTopic.timers, StateTopic.meditation, StateTopic.meditationStats,
+            StateTopic.meditations,
+        ].map(fresh.topics.state)).union([fresh.topics.availability, discovery])
         var seen: Set<String> = []
         let start = ContinuousClock.now
         let started = try fresh.start(logLevel: "warning")
         let giveUp = ContinuousClock.now + .seconds(10)
-        while seen != wanted, ContinuousClock.now < giveUp {
+        while !wanted.isSubset(of: seen), ContinuousClock.now < giveUp {
             guard let message = await watcher.nextAny(timeout: .seconds(1)) else { continue }
-            if message.topic != fresh.topics.availability || message.text == "online" { seen.insert(message.topic) }
+            if wanted.contains(message.topic), message.topic != fresh.topics.availability || message.text == "online" { seen.insert(message.topic) }
         }
-        if seen != wanted { progress("start-up: never saw \(wanted.subtracting(seen).sorted())") }
+        if !wanted.isSubset(of: seen) {
+            incomplete += 1
+            progress("start-up: never saw \(wanted.subtracting(seen).sorted())")
+        }
         startTimes.append(ms(ContinuousClock.now - start))
         progress("start-up run \(startTimes.count): \(f(startTimes.last ?? 0, 1)) ms")
         started.signal(SIGTERM)
@@ -497,8 +513,8 @@ if runs("start-up") {
     }
     let startP50 = percentile(startTimes, 50), startMax = startTimes.max() ?? .nan
     rows.append(Row(
-        what: "start-up (\(startRuns)×): process start → online + all retained, p50 / max", measured: "\(f(startP50, 1)) / \(f(startMax, 1)) ms",
-        baseline: "—", target: "≤ 300 ms", met: startMax <= 300))
+        what: "start-up (\(startRuns)×): process start → online, the 12 retained states and the discovery at a subscriber, p50 / max", measured: "\(f(startP50, 1)) / \(f(startMax, 1)) ms\(incomplete > 0 ? "; \(incomplete) runs never saw them all" : "")",
+        baseline: "—", target: "≤ 300 ms", met: startMax <= 300 && incomplete == 0))
 }
 
 // MARK: Alarm accuracy: `alarm_ringing` at a subscriber minus `fires_at`, real time, several nodes.
@@ -667,6 +683,7 @@ if runs("face") { rows += try await faceRows(brokerPort: broker.port) }
 
 // MARK: Report
 
+print("took \(f(Date().timeIntervalSince(startedAt) / 60, 1)) minutes")
 print("")
 print("| what | NoiseClock | baseline (same run) | SPEC §7 target | met |")
 print("|---|---|---|---|---|")
