@@ -25,10 +25,15 @@ static inline int nc_timerfd_arm(int fd, int64_t seconds, long nanoseconds, int 
     return timerfd_settime(fd, flags, &spec, 0);
 }
 
-/* Sets the calling thread's nice value (on Linux a nice value belongs to a thread, named by its
-   thread id; gettid is not visible from Swift's Glibc module). 0 on success, else -1 with errno. */
-static inline int nc_thread_set_nice(int nice) {
-    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
+/* Lowers the calling thread's priority by `steps` nice values (at most to 19). On Linux a nice
+   value belongs to a thread, named by its thread id; gettid is not visible from Swift's Glibc
+   module. 0 on success, else -1 with errno. */
+static inline int nc_thread_lower_priority(int steps) {
+    id_t thread = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    int now = getpriority(PRIO_PROCESS, thread);
+    if (now == -1 && errno != 0) return -1;
+    return setpriority(PRIO_PROCESS, thread, now + steps > 19 ? 19 : now + steps);
 }
 
 /* Stops `fd` from expiring. */

@@ -8,9 +8,10 @@ import Glibc
 /// Swift's task pool must not do.
 public enum Threads {
     /// Starts a detached thread named `name` (at most 15 bytes are kept) running `body`. A
-    /// `background` thread runs at nice 10: work that may take its time (decoding a loop ahead of
-    /// the play, scanning a folder), so that on a busy machine it yields to what is due now, such
-    /// as an alarm's event on this node or on another one beside it.
+    /// `background` thread runs 10 nice steps below its process (nice 10 for a node at 0): work
+    /// that may take its time (decoding a loop ahead of the play, scanning a folder), so that on a
+    /// busy machine it yields to what is due now, such as an alarm's event on this node or on
+    /// another one beside it.
     public static func start(name: String, background: Bool = false, _ body: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(ThreadContext(name: name, background: background, body: body)).toOpaque()
         var thread = pthread_t()
@@ -45,7 +46,7 @@ private func threadEntry(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableR
     let context = Unmanaged<ThreadContext>.fromOpaque(argument).takeRetainedValue()
     Threads.nameThread(context.name)
     // On Linux a nice value belongs to the thread (`who` is its thread id): only this one yields.
-    if context.background { _ = nc_thread_set_nice(10) }
+    if context.background { _ = nc_thread_lower_priority(10) }
     context.body()
     return nil
 }

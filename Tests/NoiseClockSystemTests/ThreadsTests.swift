@@ -18,6 +18,30 @@ struct ThreadsTests {
         #expect(seen.withLock { $0 } == "noiseclock test\n")
     }
 
+    @Test("a background thread runs 10 nice steps below its process (at most 19), an ordinary one at the process's, and only that thread changes")
+    func backgroundNice() async throws {
+        /// Field 19 of /proc/thread-self/stat (after the command in parentheses): the thread's nice value.
+        @Sendable func niceOfThisThread() -> Int? {
+            guard let bytes = FileBytes.read("/proc/thread-self/stat") else { return nil }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard let close = text.lastIndex(of: ")") else { return nil }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            return fields.count > 16 ? Int(fields[16]) : nil
+        }
+        let process = try #require(niceOfThisThread())
+        for background in [true, false] {
+            let seen = Mutex<Int?>(nil)
+            let done = WakeSignal()
+            Threads.start(name: "nice test", background: background) {
+                seen.withLock { $0 = niceOfThisThread() }
+                done.signal()
+            }
+            #expect(done.wait(timeout: .seconds(10)))
+            #expect(seen.withLock { $0 } == (background ? min(19, process + 10) : process))
+        }
+        #expect(niceOfThisThread() == process)
+    }
+
     @Test("a signal sent before the wait is kept; the wait returns at once and clears it")
     func signalKept() {
         let signal = WakeSignal()
