@@ -1,7 +1,9 @@
 #ifndef NOISECLOCK_CTIMERFD_SHIM_H
 #define NOISECLOCK_CTIMERFD_SHIM_H
-/* Linux timerfd (sys/timerfd.h is not part of Swift's Glibc module) and a thread's nice value, seen only by NoiseClockSystem. */
+/* Linux timerfd (sys/timerfd.h is not part of Swift's Glibc module), a thread's nice value and a
+   futex parking word, seen only by NoiseClockSystem. */
 #include <errno.h>
+#include <linux/futex.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -34,6 +36,29 @@ static inline int nc_thread_lower_priority(int steps) {
     int now = getpriority(PRIO_PROCESS, thread);
     if (now == -1 && errno != 0) return -1;
     return setpriority(PRIO_PROCESS, thread, now + steps > 19 ? 19 : now + steps);
+}
+
+/* A parking word for the one thread that sleeps on it: 0 running, 1 parked. The sleeper stores 1
+   (`nc_park_prepare`), looks for work once more, then waits (`nc_park_wait`) or stores 0
+   (`nc_park_cancel`); a producer makes work visible first, then calls `nc_park_wake`, which costs a
+   syscall only when the word says the sleeper is parked. Unlike a condition variable it never
+   touches a mutex: glibc re-takes a condition variable's mutex as contended after every wait, so
+   each later unlock made a futex call of its own. */
+static inline void nc_park_prepare(uint32_t *word) { __atomic_store_n(word, 1, __ATOMIC_SEQ_CST); }
+
+static inline void nc_park_cancel(uint32_t *word) { __atomic_store_n(word, 0, __ATOMIC_SEQ_CST); }
+
+static inline void nc_park_wait(uint32_t *word) {
+    while (__atomic_load_n(word, __ATOMIC_SEQ_CST) == 1) {
+        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 1, (void *)0, (void *)0, 0);
+    }
+}
+
+/* True when it woke the sleeper. */
+static inline int nc_park_wake(uint32_t *word) {
+    if (__atomic_exchange_n(word, 0, __ATOMIC_SEQ_CST) != 1) return 0;
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
+    return 1;
 }
 
 /* Stops `fd` from expiring. */

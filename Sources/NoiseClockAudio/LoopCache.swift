@@ -28,6 +28,11 @@ public final class DecodedLoop: Sendable {
     /// a stereo copy. Nil when the file cannot be decoded or is empty.
     static func decode(_ path: String, account: LoopMemory?) -> DecodedLoop? {
         guard let decoder = try? MP3Decoder(path: path) else { return nil }
+        return decode(decoder, account: account)
+    }
+
+    /// The rest of what `decoder` has, decoded as `decode(_:account:)` does.
+    static func decode(_ decoder: MP3Decoder, account: LoopMemory?) -> DecodedLoop? {
         let chunkFrames = 8192
         var chunk = [Int16](repeating: 0, count: chunkFrames * AudioFormat.channels)
         var mono: [Int16] = []
@@ -107,6 +112,14 @@ public final class LoopCache: Sendable {
     private struct State {
         var entries: [String: Entry] = [:]
         var pending: [String: LoopSlot] = [:]
+        /// The files each owner wants kept decoded (`hold`), by owner.
+        var held: [String: Set<String>] = [:]
+        /// The loops kept alive for them, by path.
+        var kept: [String: DecodedLoop] = [:]
+        /// The paths being decoded for them.
+        var warming: Set<String> = []
+
+        var wanted: Set<String> { held.values.reduce(into: []) { $0.formUnion($1) } }
     }
 
     private let state = Mutex(State())
@@ -141,13 +154,65 @@ public final class LoopCache: Sendable {
         return slot
     }
 
+    /// Keeps `paths` decoded for `owner` (an alarm due within the minute, a timer near its end, a
+    /// session's gongs), in place of what it held before; an empty set lets go. Each file is
+    /// decoded ahead on a background thread, within the budget, so the sound starts at its instant
+    /// from memory (`loop(_:)`) instead of opening and scanning its file then, at the moment the
+    /// node has most to do. What no owner holds any more is let go: its memory goes once nothing
+    /// plays it.
+    public func hold(_ paths: Set<String>, for owner: String) {
+        let new = state.withLock { state -> Set<String> in
+            guard state.held[owner] ?? [] != paths else { return [] }
+            state.held[owner] = paths.isEmpty ? nil : paths
+            let wanted = state.wanted
+            state.kept = state.kept.filter { wanted.contains($0.key) }
+            return wanted.subtracting(state.kept.keys).subtracting(state.warming)
+        }
+        for path in new.sorted() { warm(path) }
+    }
+
+    /// The files kept decoded for the owners now (a test's view).
+    public var keptPaths: Set<String> { state.withLock { Set($0.kept.keys) } }
+
+    private func warm(_ path: String) {
+        guard let key = Self.key(path) else { return }
+        let start = state.withLock { state -> Bool in
+            if let loop = state.entries[key]?.loop {
+                state.kept[path] = loop
+                return false
+            }
+            // A source's decode-ahead of the same file is under way: the next hold keeps its loop.
+            guard state.pending[key] == nil else { return false }
+            return state.warming.insert(path).inserted
+        }
+        guard start else { return }
+        Threads.start(name: "loop decode", background: true) { [self] in
+            var loop: DecodedLoop?
+            if let decoder = try? MP3Decoder(path: path) {
+                let estimate = decoder.frameCount * (decoder.isMonoFile ? 1 : AudioFormat.channels) * MemoryLayout<Int16>.size
+                if memory.current + estimate <= budget { loop = DecodedLoop.decode(decoder, account: memory) }
+            }
+            state.withLock { state in
+                state.warming.remove(path)
+                guard let loop else { return }
+                state.entries[key] = Entry(loop: loop)
+                if state.wanted.contains(path) { state.kept[path] = loop }
+            }
+            loop = nil
+            nc_release_free_memory()
+        }
+    }
+
     private func decode(_ path: String, key: String, into slot: LoopSlot) {
         let loop = DecodedLoop.decode(path, account: memory)
         // Filled before the entry is made, so the slot's source holds the loop alive from the start.
         if let loop { slot.fill(loop) }
         state.withLock { state in
             state.pending[key] = nil
-            if let loop { state.entries[key] = Entry(loop: loop) }
+            guard let loop else { return }
+            state.entries[key] = Entry(loop: loop)
+            // A file an owner holds (`hold` left it to this decode): kept from now on.
+            if state.wanted.contains(path) { state.kept[path] = loop }
         }
         // The decoder's buffers were freed on this thread's malloc arena: give the pages back.
         nc_release_free_memory()

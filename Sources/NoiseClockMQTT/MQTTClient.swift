@@ -2,7 +2,6 @@ import CMosquitto
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import FoundationEssentials
 import Logging
 import NoiseClockCore
@@ -48,7 +47,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
     /// Ends a pause between reconnects early (stop).
     let wakeUp = WakeSignal()
-    private let threadExited = DispatchSemaphore(value: 0)
+    private let threadExited = WakeSignal()
     private(set) var handle: OpaquePointer?
     private let started = Mutex(false)
     /// Wakes the network thread's poll: another thread left it something to write, or stops it.
@@ -203,12 +202,12 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         guard wasStarted else { return }
         let remaining = ContinuousClock.now.duration(to: deadline)
         let milliseconds = max(0, Int(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
-        let semaphore = threadExited
+        let exited = threadExited
+        // Waited for on a thread of its own, not the executor's; a timeout is fine: the network
+        // thread may sit in connect() to an unreachable broker, and ends on its own.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                if semaphore.wait(timeout: .now() + .milliseconds(milliseconds)) == .timedOut {
-                    // The thread may sit in connect() to an unreachable broker; it ends on its own.
-                }
+            Threads.start(name: "mqtt stop") {
+                exited.wait(timeout: .milliseconds(milliseconds))
                 continuation.resume()
             }
         }

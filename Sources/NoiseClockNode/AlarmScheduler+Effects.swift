@@ -122,10 +122,14 @@ extension AlarmScheduler {
     }
 
     /// An alarm within the minute (the scheduler looks at least once a minute, and after every
-    /// change): the output gets ready now, so the tone starts at the instant (`AudioOutput.prepare`).
+    /// change): the output gets ready now and its tone is decoded ahead, so the tone starts at the
+    /// instant (`AudioOutput.prepare`, `SoundLibrary.keepReady`); otherwise no tone is kept.
     func prepareOutputIfDue(now: Date) {
-        guard let (_, instant) = AlarmClockwork.soonest(nextFires), instant.timeIntervalSince(now) <= 65 else { return }
-        noise?.arbiter.prepare()
+        guard let noise else { return }
+        let soon = nextFires.filter { $0.value.timeIntervalSince(now) <= 65 }.keys.sorted()
+        library.keepReady(soon.map { id in (try? state.book.alarm(id))?.sound ?? defaultSound }, for: "alarms")
+        guard !soon.isEmpty else { return }
+        noise.arbiter.prepare()
     }
 
     /// Wakes the scheduler loop, so a change is seen at once rather than after its current sleep.

@@ -13,9 +13,12 @@ public struct MeditationService: Service, CustomStringConvertible {
     public func run() async {
         await session.start()
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                let next = await session.advance()
-                await session.sleep(until: next)
+            // At a due instant its work comes before the minute's other work (`runUrgently`).
+            await runUrgently {
+                while !Task.isCancelled {
+                    let next = await session.advance()
+                    await session.sleep(until: next)
+                }
             }
         }
     }

@@ -69,10 +69,7 @@ extension MeditationSession {
 
     /// How long `gong` rings, from its file (at most `ringOutLimit`).
     func ringOutSeconds(of gong: String) -> TimeInterval {
-        guard let sound = try? sounds.sound(gong, field: "gong"), let path = try? sounds.path(of: sound),
-              let decoder = try? MP3Decoder(path: path)
-        else { return 0 }
-        return min(Self.ringOutLimit, decoder.duration)
+        min(Self.ringOutLimit, sounds.duration(of: gong) ?? 0)
     }
 
     /// The background of a timed session: looping at its volume while the meditation runs, faded

@@ -15,6 +15,8 @@ import NoiseClockCore
 public actor MeditationSession {
     /// How often `B/meditation` is sent again while a guided meditation plays (its `position_s`).
     public static let positionPeriod: TimeInterval = 15
+    /// Who keeps the session's gong decoded (`SoundLibrary.keepReady`).
+    static let gongOwner = "meditation"
     /// The longest a completion gong keeps the output after the session ends.
     public static let ringOutLimit: TimeInterval = 30
     static let backgroundInput = "meditation:background"
@@ -139,6 +141,7 @@ public actor MeditationSession {
             logger.info("meditation stopped", metadata: ["elapsed_s": "\(Int(meditated))"])
         }
         self.session = nil
+        sounds.keepReady([], for: Self.gongOwner)
         silenceAll()
         changed(at: now)
         return state(at: now)
@@ -219,7 +222,11 @@ public actor MeditationSession {
             }
         }
         // Complete: the output goes back at once, or once the completion gong has rung out.
-        if step.phase == .completed, releaseAt == nil { arbiter?.claim(.meditation, false) }
+        if step.phase == .completed {
+            // The completion gong's source holds its loop while it rings out.
+            sounds.keepReady([], for: Self.gongOwner)
+            if releaseAt == nil { arbiter?.claim(.meditation, false) }
+        }
         return step.wake.map { [$0] } ?? []
     }
 
@@ -235,6 +242,8 @@ public actor MeditationSession {
     /// Makes `next` the session: what a completed one still had sounding goes, the output is claimed.
     func begin(_ next: Session) {
         arbiter?.prepare()
+        // The gong is decoded ahead, during the preparation, so each strike starts from memory.
+        if arbiter != nil, case .timed(let timed) = next { sounds.keepReady([timed.plan.gong], for: Self.gongOwner) }
         silenceAll()
         session = next
         arbiter?.claim(.meditation)

@@ -11,10 +11,18 @@ import NoiseClockCore
 public struct SoundLibrary: Sendable {
     public let catalog: SoundCatalog
     private let folders: [String: String]
+    /// Where decoded loops are kept: the process's one cache, or a test's own.
+    public let cache: LoopCache
 
-    public init(catalog: SoundCatalog, folders: [String: String]) {
+    public init(catalog: SoundCatalog, folders: [String: String], cache: LoopCache = .shared) {
         self.catalog = catalog
         self.folders = folders
+        self.cache = cache
+    }
+
+    /// The same sounds, with decoded loops kept in `cache`.
+    public func using(_ cache: LoopCache) -> SoundLibrary {
+        SoundLibrary(catalog: catalog, folders: folders, cache: cache)
     }
 
     public static let empty = SoundLibrary(catalog: SoundCatalog(sounds: []), folders: [:])
@@ -93,13 +101,27 @@ public struct SoundLibrary: Sendable {
     public func sampleSource(for id: String, loops: Int? = nil) throws(CommandError) -> SampleSource {
         let sound = try sound(id, field: "sound")
         let path = try path(of: sound)
-        if let decoded = LoopCache.shared.loop(path) { return LoopingDecoderSource(loop: decoded, loops: loops) }
+        if let decoded = cache.loop(path) { return LoopingDecoderSource(loop: decoded, loops: loops) }
         do {
             let decoder = try MP3Decoder(path: path)
             return LoopingDecoderSource(
-                decoder: decoder, loops: loops, ahead: LoopCache.shared.decodeAhead(path, frames: decoder.frameCount, mono: decoder.isMonoFile))
+                decoder: decoder, loops: loops, ahead: cache.decodeAhead(path, frames: decoder.frameCount, mono: decoder.isMonoFile))
         } catch {
             throw CommandError(.unavailable, "cannot play \(sound.id): \(error)", field: "sound")
         }
+    }
+
+    /// Keeps the files of the sounds `ids` decoded for `owner`, ready to start from memory at a
+    /// due instant (`LoopCache.hold`); an empty list lets go. Unknown ids are skipped.
+    public func keepReady(_ ids: [String], for owner: String) {
+        let paths = ids.compactMap { id in (try? sound(id, field: "sound")).flatMap { try? path(of: $0) } }
+        cache.hold(Set(paths), for: owner)
+    }
+
+    /// How long sound `id` lasts, in seconds, from its decoded loop when one is kept, else from its file.
+    public func duration(of id: String) -> Double? {
+        guard let sound = try? sound(id, field: "sound"), let path = try? path(of: sound) else { return nil }
+        if let loop = cache.loop(path) { return Double(loop.frames) / Double(AudioFormat.sampleRate) }
+        return (try? MP3Decoder(path: path))?.duration
     }
 }

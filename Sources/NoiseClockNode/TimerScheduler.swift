@@ -154,7 +154,12 @@ public actor TimerScheduler {
         }
         updateTone()
         publish()
-        // Something due within the minute: the output gets ready now.
+        // Something due within the minute: the output gets ready now, and the tones of the timers
+        // that end by then are decoded ahead.
+        if arbiter != nil {
+            let ending = book.timers.filter { if case .running = $0.state { $0.remaining(at: now) <= 65 } else { false } }
+            library.keepReady(ending.map(\.sound), for: "timers")
+        }
         if let wake = step.wake, wake.timeIntervalSince(now) <= 65 { arbiter?.prepare() }
         return step.wake
     }

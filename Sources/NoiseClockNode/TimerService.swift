@@ -11,9 +11,12 @@ public struct TimerService: Service, CustomStringConvertible {
     public func run() async {
         await scheduler.start()
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                let next = await scheduler.advance()
-                await scheduler.sleep(until: next)
+            // At a due instant its work comes before the minute's other work (`runUrgently`).
+            await runUrgently {
+                while !Task.isCancelled {
+                    let next = await scheduler.advance()
+                    await scheduler.sleep(until: next)
+                }
             }
         }
     }

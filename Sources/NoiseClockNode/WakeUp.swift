@@ -60,3 +60,13 @@ public final class WakeUp: Sendable {
         }
     }
 }
+
+/// Runs `body` as a child task of high priority. The node's executor runs such jobs before the
+/// others (`NodeExecutor`), and the time source resumes such sleepers first: an alarm's, a
+/// timer's or a gong's work at its instant is then not queued behind the clock's minute tick and
+/// the states that go out at the same second.
+func runUrgently(_ body: @escaping @Sendable () async -> Void) async {
+    await withTaskGroup(of: Void.self) { group in
+        group.addTask(priority: .high) { await body() }
+    }
+}

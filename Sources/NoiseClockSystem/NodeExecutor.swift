@@ -1,9 +1,11 @@
+import CTimerFD
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
-/// The one thread the node's Swift code runs on: a task executor that sleeps on a condition
-/// variable while it has no job, so an idle node costs no wake-ups.
+/// The one thread the node's Swift code runs on: a task executor that sleeps on a futex word
+/// while it has no job, so an idle node costs no wake-ups.
 ///
 /// Swift's default global executor on Linux is libdispatch's thread pool, whose workqueue monitor
 /// wakes once a second for the life of the process once the pool has been used (measured: 60
@@ -12,36 +14,72 @@ import Glibc
 /// is never started. A clock needs no more than one thread for its Swift side: blocking C calls
 /// have their own threads (`Threads`).
 public final class NodeExecutor: TaskExecutor, @unchecked Sendable {
-    // @unchecked Sendable: `jobs` is only touched with `mutex` held.
+    // @unchecked Sendable: `parking` is only touched through the shim's atomic calls.
     public static let shared = NodeExecutor(name: "swift executor")
 
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var jobs: [UnownedJob] = []
+    /// Jobs of tasks above the default priority (an alarm, a timer or a gong at its instant), run
+    /// before the others; then the rest, in order.
+    private let urgentJobs = Mutex<[UnownedJob]>([])
+    private let jobs = Mutex<[UnownedJob]>([])
+    private let urgentCount = Atomic<Int>(0)
+    /// The drain thread's futex word (`nc_park_*`): 1 while it sleeps with no job.
+    private let parking = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+
+    /// The priority from which a job is urgent.
+    static let urgent = JobPriority(TaskPriority.high)
 
     public init(name: String) {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
+        parking.initialize(to: 0)
         Threads.start(name: name) { [self] in drain() }
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
+        let urgent = job.priority >= Self.urgent
         let job = UnownedJob(job)
-        pthread_mutex_lock(mutex)
-        jobs.append(job)
-        if jobs.count == 1 { pthread_cond_signal(condition) }
-        pthread_mutex_unlock(mutex)
+        if urgent {
+            urgentJobs.withLock {
+                $0.append(job)
+                urgentCount.store($0.count, ordering: .releasing)
+            }
+        } else {
+            jobs.withLock { $0.append(job) }
+        }
+        // One futex call only when the thread sleeps: a job enqueued by a job costs none.
+        _ = nc_park_wake(parking)
     }
 
     private func drain() {
         var batch: [UnownedJob] = []
+        var urgent: [UnownedJob] = []
         while true {
-            pthread_mutex_lock(mutex)
-            while jobs.isEmpty { pthread_cond_wait(condition, mutex) }
-            swap(&batch, &jobs)
-            pthread_mutex_unlock(mutex)
-            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            runUrgent(&urgent)
+            jobs.withLock { swap(&batch, &$0) }
+            guard !batch.isEmpty else {
+                nc_park_prepare(parking)
+                if jobs.withLock({ $0.isEmpty }) && urgentCount.load(ordering: .acquiring) == 0 {
+                    nc_park_wait(parking)
+                } else {
+                    nc_park_cancel(parking)
+                }
+                continue
+            }
+            for job in batch {
+                runUrgent(&urgent)
+                job.runSynchronously(on: asUnownedTaskExecutor())
+            }
             batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Runs the urgent jobs there are, and those they enqueue, before anything else.
+    private func runUrgent(_ urgent: inout [UnownedJob]) {
+        while urgentCount.load(ordering: .acquiring) > 0 {
+            urgentJobs.withLock {
+                swap(&urgent, &$0)
+                urgentCount.store(0, ordering: .releasing)
+            }
+            for job in urgent { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            urgent.removeAll(keepingCapacity: true)
         }
     }
 

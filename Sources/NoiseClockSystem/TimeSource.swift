@@ -31,6 +31,9 @@ public final class TimeSource: Sendable {
         var kind: Kind
         /// Nanoseconds on the waiter's clock (since 1970 for the wall clock).
         var deadline: Int64
+        /// The sleeping task's priority: of the sleepers due together, the most urgent (an alarm,
+        /// a timer, a gong) is resumed first, so its work is first on the executor.
+        var priority: TaskPriority
         var continuation: CheckedContinuation<Void, any Error>
     }
 
@@ -97,13 +100,14 @@ public final class TimeSource: Sendable {
             state.nextID += 1
             return state.nextID
         }
+        let priority = Task.currentPriority
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Now { case due, cancelled, waiting }
                 let now = state.withLock { state -> Now in
                     if case .cancelled? = state.entries.removeValue(forKey: id) { return .cancelled }
                     if deadline <= Self.read(kind == .wall ? CLOCK_REALTIME : CLOCK_MONOTONIC) { return .due }
-                    state.entries[id] = .waiting(Waiter(kind: kind, deadline: deadline, continuation: continuation))
+                    state.entries[id] = .waiting(Waiter(kind: kind, deadline: deadline, priority: priority, continuation: continuation))
                     if state.armed[kind].map({ deadline < $0 }) ?? true { arm(kind, at: deadline, in: &state) }
                     if !state.started {
                         state.started = true
@@ -168,19 +172,19 @@ public final class TimeSource: Sendable {
     private func wakeDue(clockSet: Bool, expired: Set<Kind>) {
         let wall = Self.read(CLOCK_REALTIME)
         let monotonic = Self.read(CLOCK_MONOTONIC)
-        let due = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+        let due = state.withLock { state -> [Waiter] in
             state.wakes += 1
             let offset = wall - monotonic
             let changed = clockSet || abs(offset - state.offset) > Self.clockChangeThreshold
             state.offset = offset
             for kind in expired { state.armed[kind] = nil }
-            var due: [CheckedContinuation<Void, any Error>] = []
+            var due: [Waiter] = []
             var earliest: [Kind: Int64] = [:]
             for (id, entry) in state.entries {
                 guard case .waiting(let waiter) = entry else { continue }
                 let isDue = waiter.kind == .wall ? changed || waiter.deadline <= wall : waiter.deadline <= monotonic
                 if isDue {
-                    due.append(waiter.continuation)
+                    due.append(waiter)
                     state.entries[id] = nil
                 } else {
                     earliest[waiter.kind] = min(earliest[waiter.kind] ?? .max, waiter.deadline)
@@ -198,7 +202,8 @@ public final class TimeSource: Sendable {
             }
             return due
         }
-        for continuation in due { continuation.resume() }
+        let ordered = due.sorted { ($0.priority.rawValue, -$0.deadline) > ($1.priority.rawValue, -$1.deadline) }
+        for waiter in ordered { waiter.continuation.resume() }
     }
 
     /// Nanoseconds on `clock`.

@@ -116,4 +116,37 @@ struct LoopCacheTests {
             #expect(cache.loop(first) == nil && cache.loop(second) === next.loop)
         }
     }
+
+    @Test("held files are decoded ahead and kept while any owner holds them; let go, their memory goes; over the budget, none is kept")
+    func hold() async throws {
+        try await withTemporaryDirectory { directory in
+            let tone = "\(directory)/tone.mp3", gong = "\(directory)/gong.mp3"
+            try makeMP3(sine(seconds: 0.5), channels: 1, at: tone)
+            try makeMP3(sine(seconds: 0.5, frequency: 660), channels: 1, at: gong)
+            let frames = try MP3Decoder(path: tone).frameCount
+            let cache = LoopCache(budget: 1 << 20)
+            cache.hold([tone], for: "alarms")
+            #expect(await eventually { cache.loop(tone) != nil }, "decoded ahead with nothing playing it")
+            do {
+                let kept = try #require(cache.loop(tone))
+                #expect(kept.frames == frames && cache.keptPaths == [tone])
+            }
+            // Kept, not only cached: it stays while nothing plays it.
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(cache.loop(tone)?.frames == frames)
+
+            cache.hold([tone, gong], for: "meditation")
+            #expect(await eventually { cache.keptPaths == [tone, gong] })
+            cache.hold([], for: "alarms")
+            #expect(cache.keptPaths == [tone, gong], "the meditation still holds the tone")
+            cache.hold([], for: "meditation")
+            #expect(cache.keptPaths.isEmpty)
+            #expect(cache.loop(tone) == nil && cache.memory.current == 0, "let go, nothing plays it: its memory is gone")
+
+            let small = LoopCache(budget: frames * 2 - 1)  // less than one mono loop's estimate
+            small.hold([tone], for: "alarms")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(small.loop(tone) == nil && small.memory.current == 0)
+        }
+    }
 }

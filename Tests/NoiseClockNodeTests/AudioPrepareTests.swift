@@ -14,8 +14,17 @@ struct AudioPrepareTests {
         await f.scheduler.advance()
         #expect(f.output.prepared == 0)
 
-        try await f.add(#"{"time":"08:05"}"#)  // 60 s away
+        #expect(f.library.cache.keptPaths.isEmpty, "no tone is decoded for an alarm hours away")
+
+        try await f.add(#"{"time":"08:05","sound":"classic-alarm"}"#)  // 60 s away
         #expect(f.output.prepared == 1)
+        let tone = try f.library.path(of: f.library.sound("classic-alarm", field: "sound"))
+        #expect(await eventually { f.library.cache.keptPaths == [tone] }, "its tone is decoded ahead")
+        // At the instant the tone starts from memory; once the alarm has rung, nothing is kept for it.
+        await f.clock.advance(by: .seconds(60))
+        await f.scheduler.advance()
+        #expect(f.toneInputs.count == 1)
+        #expect(f.library.cache.keptPaths.isEmpty)
 
         // The next minute's look, with the 10:00 alarm left 62 s away.
         let g = try await AlarmFixture()
@@ -32,8 +41,10 @@ struct AudioPrepareTests {
         _ = try await f.startTimer(#"{"minutes":10}"#)
         await f.tick(0)
         #expect(f.output.prepared == 0)
+        #expect(f.library.cache.keptPaths.isEmpty)
         await f.tick(9 * 60 + 10)  // 50 s left
         #expect(f.output.prepared >= 1)
+        #expect(await eventually { f.library.cache.keptPaths.count == 1 }, "the timer's tone is decoded ahead")
     }
 
     @Test("a meditation prepares the output as it starts")
@@ -42,5 +53,8 @@ struct AudioPrepareTests {
         #expect(f.output.prepared == 0)
         try await f.ok("meditation/start", #"{"minutes":5}"#)
         #expect(f.output.prepared == 1)
+        #expect(await eventually { f.library.cache.keptPaths.count == 1 }, "the gong is decoded ahead")
+        try await f.ok("meditation/stop")
+        #expect(f.library.cache.keptPaths.isEmpty)
     }
 }

@@ -40,7 +40,8 @@ struct AlarmFixture {
         startScheduler: Bool = true
     ) async throws {
         self.store = store
-        library = try realLibrary()
+        // A cache of its own: what a test keeps decoded is its own to check.
+        library = try realLibrary().using(LoopCache())
         let driven = NodeClock.driven(by: clock, startingAt: start, timeZone: berlin)
         let offset = self.offset
         let nodeClock = NodeClock(

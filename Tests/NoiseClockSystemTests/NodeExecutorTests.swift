@@ -1,0 +1,89 @@
+import Foundation
+import NoiseClockSystem
+import Synchronization
+import Testing
+
+/// The node's one executor thread: every job runs, urgent ones (an alarm's, a timer's, a gong's
+/// at its instant) before those already waiting; and the time source resumes the sleepers due
+/// together most urgent first.
+@Suite("The node's executor: urgent jobs first, and sleepers due together resumed by priority")
+struct NodeExecutorTests {
+    /// Names in the order their tasks ran.
+    final class Order: Sendable {
+        let names = Mutex<[String]>([])
+        func add(_ name: String) { names.withLock { $0.append(name) } }
+        var all: [String] { names.withLock { $0 } }
+    }
+
+    @Test("a high-priority task enqueued behind waiting ones runs first; the others keep their order")
+    func urgentFirst() async throws {
+        let executor = NodeExecutor(name: "test executor")
+        let order = Order()
+        let blocker = WakeSignal(), blocking = WakeSignal()
+        // Holds the executor's one thread while the others queue up.
+        let hold = Task(executorPreference: executor) {
+            blocking.signal()
+            _ = blocker.wait(timeout: .seconds(10))
+        }
+        _ = blocking.wait(timeout: .seconds(10))
+        var tasks: [Task<Void, Never>] = []
+        for index in 0..<5 {
+            tasks.append(Task(executorPreference: executor, priority: .medium) { order.add("normal \(index)") })
+        }
+        tasks.append(Task(executorPreference: executor, priority: .high) { order.add("urgent") })
+        // Task creation enqueues at once; give the last one a moment to be queued behind the others.
+        try await Task.sleep(for: .milliseconds(50))
+        blocker.signal()
+        await hold.value
+        for task in tasks { await task.value }
+        #expect(order.all == ["urgent"] + (0..<5).map { "normal \($0)" })
+    }
+
+    @Test("the node's own task, run from a plain thread as `main` does, is below the urgent level")
+    func mainTaskIsNotUrgent() async {
+        let seen = Mutex<TaskPriority?>(nil)
+        let done = WakeSignal()
+        Threads.start(name: "main") {
+            let priority = try? NodeExecutor(name: "test executor").runBlocking { Task.currentPriority }
+            seen.withLock { $0 = priority }
+            done.signal()
+        }
+        _ = done.wait(timeout: .seconds(10))
+        let priority = seen.withLock { $0 }
+        #expect(priority.map { $0 < .high } == true, "seen: \(String(describing: priority))")
+    }
+
+    @Test("an idle executor sleeps and wakes for each job enqueued from another thread", arguments: [1, 200])
+    func wakes(jobs: Int) async {
+        let executor = NodeExecutor(name: "test executor")
+        let order = Order()
+        for index in 0..<jobs {
+            // Let it park between jobs, so each one has to wake it.
+            if index % 50 == 0 { try? await Task.sleep(for: .milliseconds(5)) }
+            await Task(executorPreference: executor) { order.add("\(index)") }.value
+        }
+        #expect(order.all == (0..<jobs).map { "\($0)" })
+    }
+
+    @Test("sleepers due at the same instant are resumed most urgent first")
+    func timeSourcePriority() async throws {
+        let time = TimeSource()
+        // Below the executor's urgent level, so its queue keeps the order the time source resumed them in.
+        let executor = NodeExecutor(name: "test executor")
+        let order = Order()
+        let deadline = Date().addingTimeInterval(0.3)
+        var tasks: [Task<Void, any Error>] = []
+        // Created least urgent first, so neither their order nor their ids give the answer.
+        for (name, priority) in [("background", TaskPriority.background), ("utility", .utility), ("medium", .medium)] {
+            tasks.append(Task(executorPreference: executor, priority: priority) {
+                try await time.sleep(untilWall: deadline)
+                order.add(name)
+            })
+        }
+        // Not awaited before they are done: awaiting a task's value raises its priority to the awaiter's.
+        let until = ContinuousClock.now + .seconds(10)
+        while order.all.count < 3, ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(20)) }
+        for task in tasks { try await task.value }
+        #expect(order.all == ["medium", "utility", "background"])
+    }
+}
