@@ -71,7 +71,7 @@ public struct MQTTOptions: Sendable {
     }
 }
 
-/// The next wait after a failed attempt: doubled, capped.
+/// The next wait after a failed attempt: doubled, capped, spread at random.
 public struct ReconnectBackoff: Sendable, Hashable {
     public let minimum: Duration
     public let maximum: Duration
@@ -83,11 +83,23 @@ public struct ReconnectBackoff: Sendable, Hashable {
         next = minimum
     }
 
-    /// The delay to wait now; the one after it is twice as long, up to the maximum.
+    /// How much later than its doubling step an attempt may come, at random (a quarter): after a
+    /// broker restart, a building of clocks that lost it together does not knock at the same
+    /// instant on every step (docs/scaling.md).
+    public static let spread = 0.25
+
+    /// The delay to wait now: the doubling step (1 s, 2 s, 4 s … up to the maximum) made up to
+    /// `spread` longer at random, never past the maximum. The next step is twice this one's.
     public mutating func take() -> Duration {
-        let delay = next
+        var generator = SystemRandomNumberGenerator()
+        return take(using: &generator)
+    }
+
+    public mutating func take(using generator: inout some RandomNumberGenerator) -> Duration {
+        let step = next
         next = min(next * 2, maximum)
-        return delay
+        let stretched = step * (1 + Double.random(in: 0..<Self.spread, using: &generator))
+        return min(stretched, max(step, maximum))
     }
 
     public mutating func reset() { next = minimum }

@@ -6,15 +6,29 @@ import Synchronization
 import Testing
 
 /// When the node's next connect attempt after a loss at 0 comes: 1 s, then 2 s, 4 s … (30 s at most)
-/// after each failed one, so at 1, 3, 7, 15 … s. How long after the broker is back (at `downFor`)
-/// the node can be expected online.
-private func backoffWait(downFor: Duration) -> Duration {
+/// after each failed one, so at 1, 3, 7, 15 … s, each wait up to a quarter longer at random
+/// (`ReconnectBackoff.spread`). How long after the broker is back (at `downFor`) the node can be
+/// expected online: the first attempt of the plain schedule at or after `downFor`, stretched by
+/// `stretch` (an attempt of the spread schedule comes at most that much later than its plain one).
+private func backoffWait(downFor: Duration, stretch: Double = 1) -> Duration {
     var attempt: Duration = .seconds(1), step: Duration = .seconds(1)
     while attempt < downFor {
         step = min(step * 2, .seconds(30))
         attempt += step
     }
-    return attempt - downFor
+    return attempt * stretch - downFor
+}
+
+/// The earliest the node's first attempt at or after `after` (since the loss) can come: the plain
+/// schedule's, unless the spread may move the attempt before it to `after` or later.
+private func earliestAttempt(after: Duration) -> Duration {
+    var attempt: Duration = .seconds(1), step: Duration = .seconds(1), previous: Duration = .zero
+    while attempt < after {
+        previous = attempt
+        step = min(step * 2, .seconds(30))
+        attempt += step
+    }
+    return previous * (1 + ReconnectBackoff.spread) >= after ? after : attempt
 }
 
 private func seconds(_ duration: Duration) -> Double {
@@ -116,7 +130,7 @@ struct BrokerRestartTests {
                         try await broker.start()
                         let up = ContinuousClock.now
                         let down = up - killed
-                        let bound = backoffWait(downFor: down)
+                        let bound = backoffWait(downFor: down, stretch: 1 + ReconnectBackoff.spread)
 
                         // Online seen by a fresh subscriber (its own connect takes a few milliseconds).
                         let (online, back) = try await withClient(port: broker.port, subscriptions: [topics.availability]) { watcher in
@@ -128,7 +142,7 @@ struct BrokerRestartTests {
                         // Back at the first attempt after the broker is: neither later (a stuck client) nor
                         // much sooner (attempts faster than the doubling 1 s, 2 s, 4 s … would hammer a broker).
                         #expect(back <= bound + .seconds(2), "restart \(restart): online \(back) after the broker, its backoff allows \(bound)")
-                        let earliest = starting + backoffWait(downFor: starting - killed) - .milliseconds(500)
+                        let earliest = killed + earliestAttempt(after: starting - killed) - .milliseconds(500)
                         #expect(up + back >= earliest, "restart \(restart): online \(up + back - killed) after the kill, before its backoff's first attempt after the broker's start")
 
                         // Its subscriptions are back: a command is answered.
