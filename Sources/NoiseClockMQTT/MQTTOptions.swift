@@ -91,14 +91,9 @@ public struct ReconnectBackoff: Sendable, Hashable {
     /// The delay to wait now: the doubling step (1 s, 2 s, 4 s … up to the maximum) made up to
     /// `spread` longer at random, never past the maximum. The next step is twice this one's.
     public mutating func take() -> Duration {
-        var generator = SystemRandomNumberGenerator()
-        return take(using: &generator)
-    }
-
-    public mutating func take(using generator: inout some RandomNumberGenerator) -> Duration {
         let step = next
         next = min(next * 2, maximum)
-        let stretched = step * (1 + Double.random(in: 0..<Self.spread, using: &generator))
+        let stretched = step * (1 + Double.random(in: 0..<Self.spread))
         return min(stretched, max(step, maximum))
     }
 
