@@ -55,8 +55,10 @@ public final class NodeExecutor: TaskExecutor, @unchecked Sendable {
             runUrgent(&urgent)
             jobs.withLock { swap(&batch, &$0) }
             guard !batch.isEmpty else {
+                // Both queues looked at under their locks after the word is set: an enqueue that
+                // was not seen then happens after it, and its `nc_park_wake` finds the word set.
                 nc_park_prepare(parking)
-                if jobs.withLock({ $0.isEmpty }) && urgentCount.load(ordering: .acquiring) == 0 {
+                if jobs.withLock({ $0.isEmpty }) && urgentJobs.withLock({ $0.isEmpty }) {
                     nc_park_wait(parking)
                 } else {
                     nc_park_cancel(parking)
@@ -71,7 +73,9 @@ public final class NodeExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Runs the urgent jobs there are, and those they enqueue, before anything else.
+    /// Runs the urgent jobs there are, and those they enqueue, before anything else. The count is
+    /// a hint read without the lock: a job it misses runs at the next look (before the next job,
+    /// or before the thread parks).
     private func runUrgent(_ urgent: inout [UnownedJob]) {
         while urgentCount.load(ordering: .acquiring) > 0 {
             urgentJobs.withLock {
