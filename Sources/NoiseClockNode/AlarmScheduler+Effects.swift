@@ -126,7 +126,7 @@ extension AlarmScheduler {
     /// instant (`AudioOutput.prepare`, `SoundLibrary.keepReady`); otherwise no tone is kept.
     func prepareOutputIfDue(now: Date) {
         guard let noise else { return }
-        let soon = nextFires.filter { $0.value.timeIntervalSince(now) <= 65 }.keys.sorted()
+        let soon = nextFires.filter { $0.value.timeIntervalSince(now) <= AudioArbiter.soon }.keys.sorted()
         library.keepReady(soon.map { id in (try? state.book.alarm(id))?.sound ?? defaultSound }, for: "alarms")
         guard !soon.isEmpty else { return }
         noise.arbiter.prepare()

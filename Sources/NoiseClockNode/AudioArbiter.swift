@@ -61,6 +61,11 @@ public final class AudioArbiter: Sendable {
     /// starting): the output gets ready, so that it starts at its instant (`AudioOutput.prepare`).
     public func prepare() { output.prepare() }
 
+    /// How far ahead a source counts as sounding soon: a minute, and a margin for the schedulers
+    /// that look once a minute. Within it they `prepare()` and keep their sound decoded
+    /// (`SoundLibrary.keepReady`).
+    public static let soon: Double = 65
+
     /// The highest source claiming the output now; nil when none does.
     public var top: AudioSource? { state.withLock { $0.top } }
 

@@ -157,10 +157,10 @@ public actor TimerScheduler {
         // Something due within the minute: the output gets ready now, and the tones of the timers
         // that end by then are decoded ahead.
         if arbiter != nil {
-            let ending = book.timers.filter { if case .running = $0.state { $0.remaining(at: now) <= 65 } else { false } }
+            let ending = book.timers.filter { if case .running = $0.state { $0.remaining(at: now) <= AudioArbiter.soon } else { false } }
             library.keepReady(ending.map(\.sound), for: "timers")
         }
-        if let wake = step.wake, wake.timeIntervalSince(now) <= 65 { arbiter?.prepare() }
+        if let wake = step.wake, wake.timeIntervalSince(now) <= AudioArbiter.soon { arbiter?.prepare() }
         return step.wake
     }
 
