@@ -191,10 +191,10 @@ struct BrokerRestartTests {
                     let steadyPings = pings.filter { ping in steady.contains { ping.at >= $0.from && ping.at <= $0.to } }
                     let steadyAnswered = load.answeredCount(steadyPings.map(\.correlation))
                     let unansweredSteady = steadyPings.filter { load.answer($0.correlation) == nil }.map(\.correlation)
-                    print("BrokerRestartTests: reconnect after each restart (broker down → broker up → node online seen; backoff allows):")
+                    print("BrokerRestartTests: reconnect after each restart (broker down → broker up → node online seen; the backoff's next attempt, checked with 2 s of slack for a fresh client and a loaded machine):")
                     for (index, reconnect) in reconnects.enumerated() {
                         print(String(
-                            format: "  restart %2d: down %.2f s, online %.3f s after the broker (allowed %.2f s)", index + 1, seconds(reconnect.down),
+                            format: "  restart %2d: down %.2f s, online %.3f s after the broker (next attempt by %.2f s)", index + 1, seconds(reconnect.down),
                             seconds(reconnect.back), seconds(reconnect.bound)))
                     }
                     print("BrokerRestartTests: pings answered \(answeredCount) of \(pings.count) sent; while broker and node were up \(steadyAnswered) of \(steadyPings.count); alarm/add answered ok \(alarmIDs.count) of \(additions)")

@@ -19,7 +19,7 @@ struct AudioPrepareTests {
         try await f.add(#"{"time":"08:05","sound":"classic-alarm"}"#)  // 60 s away
         #expect(f.output.prepared == 1)
         let tone = try f.library.path(of: f.library.sound("classic-alarm", field: "sound"))
-        #expect(await eventually { f.library.cache.keptPaths == [tone] }, "its tone is decoded ahead")
+        #expect(await eventually(timeout: backgroundDecodeTimeout) { f.library.cache.keptPaths == [tone] }, "its tone is decoded ahead")
         // At the instant the tone starts from memory; once the alarm has rung, nothing is kept for it.
         await f.clock.advance(by: .seconds(60))
         await f.scheduler.advance()
@@ -44,7 +44,7 @@ struct AudioPrepareTests {
         #expect(f.library.cache.keptPaths.isEmpty)
         await f.tick(9 * 60 + 10)  // 50 s left
         #expect(f.output.prepared >= 1)
-        #expect(await eventually { f.library.cache.keptPaths.count == 1 }, "the timer's tone is decoded ahead")
+        #expect(await eventually(timeout: backgroundDecodeTimeout) { f.library.cache.keptPaths.count == 1 }, "the timer's tone is decoded ahead")
     }
 
     @Test("a meditation prepares the output as it starts")
@@ -53,7 +53,7 @@ struct AudioPrepareTests {
         #expect(f.output.prepared == 0)
         try await f.ok("meditation/start", #"{"minutes":5}"#)
         #expect(f.output.prepared == 1)
-        #expect(await eventually { f.library.cache.keptPaths.count == 1 }, "the gong is decoded ahead")
+        #expect(await eventually(timeout: backgroundDecodeTimeout) { f.library.cache.keptPaths.count == 1 }, "the gong is decoded ahead")
         try await f.ok("meditation/stop")
         #expect(f.library.cache.keptPaths.isEmpty)
     }

@@ -23,6 +23,11 @@ func eventually(
     return await condition()
 }
 
+/// How long a test waits for a sound file decoded ahead (`LoopCache.hold`). The decode runs on a
+/// "loop decode" thread at nice 10 by design, so while the whole suite (a browser among it) keeps
+/// every core busy it can wait many seconds for its turn; the wait ends as soon as the file is kept.
+let backgroundDecodeTimeout: Duration = .seconds(60)
+
 // MARK: Files
 
 /// A fresh folder under the system's temporary directory, removed (permissions restored first) by `remove()`.
