@@ -83,7 +83,7 @@ struct LoopCacheTests {
             let frames = try MP3Decoder(path: file).frameCount
             do {
                 let slot = try #require(cache.decodeAhead(file, frames: frames, mono: true))
-                #expect(await eventually { slot.loop != nil })
+                #expect(await eventually(timeout: backgroundDecodeTimeout) { slot.loop != nil })
                 let shared = try #require(cache.loop(file))
                 #expect(shared === slot.loop && shared.isMono && shared.frames == frames)
                 #expect(cache.memory.current == shared.bytes)
@@ -106,13 +106,13 @@ struct LoopCacheTests {
             let cache = LoopCache(budget: frames * 3)  // one mono loop and a half
             do {
                 let playing = try #require(cache.decodeAhead(first, frames: frames, mono: true))
-                #expect(await eventually { playing.loop != nil })
+                #expect(await eventually(timeout: backgroundDecodeTimeout) { playing.loop != nil })
                 #expect(cache.decodeAhead(second, frames: frames, mono: true) == nil)
                 #expect(cache.memory.current == frames * 2)
             }
             #expect(await eventually { cache.memory.current == 0 })
             let next = try #require(cache.decodeAhead(second, frames: frames, mono: true))
-            #expect(await eventually { next.loop != nil })
+            #expect(await eventually(timeout: backgroundDecodeTimeout) { next.loop != nil })
             #expect(cache.loop(first) == nil && cache.loop(second) === next.loop)
         }
     }
@@ -126,7 +126,7 @@ struct LoopCacheTests {
             let frames = try MP3Decoder(path: tone).frameCount
             let cache = LoopCache(budget: 1 << 20)
             cache.hold([tone], for: "alarms")
-            #expect(await eventually { cache.loop(tone) != nil }, "decoded ahead with nothing playing it")
+            #expect(await eventually(timeout: backgroundDecodeTimeout) { cache.loop(tone) != nil }, "decoded ahead with nothing playing it")
             do {
                 let kept = try #require(cache.loop(tone))
                 #expect(kept.frames == frames && cache.keptPaths == [tone])
@@ -136,7 +136,7 @@ struct LoopCacheTests {
             #expect(cache.loop(tone)?.frames == frames)
 
             cache.hold([tone, gong], for: "meditation")
-            #expect(await eventually { cache.keptPaths == [tone, gong] })
+            #expect(await eventually(timeout: backgroundDecodeTimeout) { cache.keptPaths == [tone, gong] })
             cache.hold([], for: "alarms")
             #expect(cache.keptPaths == [tone, gong], "the meditation still holds the tone")
             cache.hold([], for: "meditation")

@@ -42,6 +42,10 @@ func quietLogger() -> Logger {
     return logger
 }
 
+/// How long a test waits for a file decoded on a "loop decode" thread: it runs at nice 10 by
+/// design, so while the whole suite keeps every core busy it can wait seconds for its turn.
+let backgroundDecodeTimeout: Duration = .seconds(60)
+
 /// Polls `condition` until it holds or `timeout` passes.
 func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
