@@ -1,15 +1,32 @@
 #ifndef NOISECLOCK_CTIMERFD_SHIM_H
 #define NOISECLOCK_CTIMERFD_SHIM_H
-/* Linux timerfd (sys/timerfd.h is not part of Swift's Glibc module), a thread's nice value and a
-   futex parking word, seen only by NoiseClockSystem. */
+/* Linux timerfd (sys/timerfd.h is not part of Swift's Glibc module), a thread's nice value, a
+   futex parking word and the descriptor hygiene of a spawned child, seen only by NoiseClockSystem. */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <spawn.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+
+/* glibc declares these only for _GNU_SOURCE (pipe2) and _DEFAULT_SOURCE builds (closefrom, glibc
+   2.34), which Swift's Glibc module is not. */
+extern int pipe2(int fds[2], int flags);
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+/* A pipe whose both ends are close-on-exec from the start: no child spawned by another thread in
+   between can inherit them. 0, or -1 with errno. */
+static inline int nc_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+/* Has the child of a posix_spawn with `actions` close every descriptor from `from` up before it
+   runs its program, whether or not the parent marked it close-on-exec. 0, or an error number. */
+static inline int nc_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
 
 /* A non-blocking, close-on-exec timer on `clock` (CLOCK_REALTIME or CLOCK_MONOTONIC); -1 on failure. */
 static inline int nc_timerfd_create(int clock) {

@@ -10,7 +10,7 @@ import Glibc
 /// child must start with an empty signal mask and default handlers, where the node's threads keep
 /// SIGTERM and SIGINT blocked for their `sigwait` thread (a child inheriting that mask could not
 /// be stopped by them). The child gets a process group of its own, so a timeout kills whatever the
-/// shell started as well.
+/// shell started as well, and no descriptor of the node's but stdin, stdout and stderr.
 enum ShellCommand {
     enum Outcome: Hashable, Sendable {
         /// The exit status, and the end of what it wrote to stderr.
@@ -27,14 +27,10 @@ enum ShellCommand {
     /// stdout are /dev/null; stderr is collected while it runs, so a chatty command never blocks
     /// on a full pipe.
     static func run(_ command: String, timeout: Duration) -> Outcome {
-        var ends: [Int32] = [-1, -1]
-        guard ends.withUnsafeMutableBufferPointer({ pipe($0.baseAddress) }) == 0 else {
+        // Close-on-exec from the start, so no other child holds the pipe open.
+        guard let (readEnd, writeEnd) = Spawning.pipe() else {
             return .notStarted("pipe: \(String(cString: strerror(errno)))")
         }
-        let (readEnd, writeEnd) = (ends[0], ends[1])
-        // Swift's Glibc lacks pipe2; close-on-exec keeps other children from holding the pipe.
-        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
         defer { close(readEnd) }
         let started = spawn(command, errorOutput: writeEnd)
         close(writeEnd)
@@ -85,6 +81,7 @@ enum ShellCommand {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, errorOutput, 2)
+        _ = Spawning.closeInheritedDescriptors(&actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -3,7 +3,10 @@ import Glibc
 import NoiseClockDisplay
 import Testing
 
-/// A folder with a tiny shell script that appends its first argument to `log`.
+/// A folder with a tiny shell script that appends its first argument to `log`. Commands run it as
+/// `sh 'script'`, not as an executable: a child another test spawns at the instant the script is
+/// written inherits its write descriptor, and exec of a file open for writing fails with "Text
+/// file busy" for as long as that child lives.
 struct ScriptFolder: Sendable {
     let path: String
 
@@ -12,10 +15,12 @@ struct ScriptFolder: Sendable {
         path = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         try "#!/bin/sh\necho \"$1\" >> \"\(path)/log\"\n".write(toFile: script, atomically: true, encoding: .utf8)
-        chmod(script, 0o755)
     }
 
     var script: String { "\(path)/screen.sh" }
+
+    /// The command that runs the script with `argument` (already quoted for the shell).
+    func command(_ argument: String) -> String { "sh '\(script)' \(argument)" }
 
     /// The lines the script has appended so far.
     var log: [String] {
@@ -38,7 +43,7 @@ struct CommandScreenTests {
     @Test("above 0 runs the on command, 0 the off command, and a state already reached runs nothing")
     func onAndOff() throws {
         try withScriptFolder { folder in
-            let screen = CommandScreen(onCommand: "'\(folder.script)' on", offCommand: "'\(folder.script)' 'off now'")
+            let screen = CommandScreen(onCommand: folder.command("on"), offCommand: folder.command("'off now'"))
             #expect(screen.brightness == nil)
             #expect(!screen.canDim)
             try screen.set(brightness: 50)
@@ -56,7 +61,7 @@ struct CommandScreenTests {
     func failing() throws {
         try withScriptFolder { folder in
             let screen = CommandScreen(
-                onCommand: "echo 'wlr-randr: no output HDMI-A-9' >&2; exit 1", offCommand: "'\(folder.script)' off")
+                onCommand: "echo 'wlr-randr: no output HDMI-A-9' >&2; exit 1", offCommand: folder.command("off"))
             let error = #expect(throws: ScreenError.self) { try screen.set(brightness: 100) }
             #expect(error?.key == "display.on_command")
             #expect(error?.reason == "exited with status 1: wlr-randr: no output HDMI-A-9")
@@ -64,6 +69,21 @@ struct CommandScreenTests {
             #expect(throws: ScreenError.self) { try screen.set(brightness: 100) }
             try screen.set(brightness: 0)
             #expect(folder.log == ["off"])
+        }
+    }
+
+    @Test("a command gets stdin, stdout and stderr, and none of the node's other descriptors")
+    func descriptors() throws {
+        try withScriptFolder { folder in
+            // Open as a library might leave one: without close-on-exec.
+            let held = open(folder.script, O_RDONLY)
+            try #require(held > 2)
+            defer { close(held) }
+            // The shell lists its own descriptors (ls runs as its child, so its own are not among them;
+            // `exec >&2` moves stdout for good, where `ls >&2` would have the shell keep a copy).
+            let screen = CommandScreen(onCommand: "exec >&2; ls /proc/$$/fd; exit 3", offCommand: "true")
+            let error = #expect(throws: ScreenError.self) { try screen.set(brightness: 100) }
+            #expect(error?.reason == "exited with status 3: 0 / 1 / 2", "descriptor \(held) is open in the test")
         }
     }
 
