@@ -38,6 +38,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 
 SIZES = [(800, 480), (480, 800), (1024, 600), (1280, 800), (1920, 1080), (390, 844)]
@@ -128,7 +129,16 @@ class Face:
             self.d.save_screenshot(f"{self.shots}/{name}.png")
 
     def click(self, css):
-        self.d.find_element("css selector", css).click()
+        # A panel redrawn by a state update between the lookup and the click leaves a stale
+        # element (seen on a loaded machine): look it up again.
+        for attempt in range(5):
+            try:
+                self.d.find_element("css selector", css).click()
+                break
+            except StaleElementReferenceException:
+                if attempt == 4:
+                    raise
+                time.sleep(0.1)
         time.sleep(0.4)
 
     # --- the node's HTTP API

@@ -31,9 +31,10 @@ extension TestClient {
         messages(on: topics.event).compactMap(json).filter { $0["event"]?.stringValue == name }
     }
 
-    /// The first event `name` that satisfies `predicate`, waiting up to `timeout`.
+    /// The first event `name` that satisfies `predicate`, waiting up to `timeout` (long: the wait
+    /// ends at the event, and on a loaded machine the test's own tasks can be held up for seconds).
     fileprivate func event(
-        _ topics: Topics, _ name: String, timeout: Duration = .seconds(8), where predicate: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
+        _ topics: Topics, _ name: String, timeout: Duration = .seconds(20), where predicate: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
     ) async -> JSONValue? {
         let message = await waitFor(topics.event, timeout: timeout) { message in
             guard let value = json(message), value["event"]?.stringValue == name else { return false }

@@ -230,18 +230,20 @@ struct MQTTClientTests {
         defer { broker.close() }
         let client = try makeClient(port: broker.port)
         try await withConnected(client) { log in
-            #expect(await eventually(timeout: .seconds(15)) { log.all.filter { $0.event == .connected }.count >= 2 })
+            #expect(await eventually(timeout: .seconds(30)) { log.all.filter { $0.event == .connected }.count >= 2 })
             let events = log.all
             let connected = try #require(events.first { $0.event == .connected })
             let lost = try #require(events.first { if case .disconnected = $0.event { true } else { false } })
-            // The ping at 5.5 s, given up 5.5 s later. Timed from the broker's record of the ping,
-            // which a loaded machine can make late (the scripted broker is a thread of this test
-            // process), and the event, which it can see late: the bounds are loose both ways, and
-            // the lower one still tells a client that gives up at the ping from one that waits.
-            let ping = try #require(broker.packets(12).first)
-            let lostAfterPing = seconds(lost.at - ping.at)
-            #expect(lostAfterPing >= 3.0 && lostAfterPing <= 15.0, "lost \(lostAfterPing) s after the ping")
             #expect(lost.at > connected.at)
+            // The ping at 5.5 s, given up 5.5 s later, the CONNECT again after at most 0.25 s. Timed
+            // from the broker's records, made on its own thread: the test's event log is read on the
+            // shared task pool, which the other suites' blocking calls can hold up for many seconds
+            // on a loaded machine. The bounds still tell a client that gives up at the ping (or
+            // waits for ever) from one that waits a keepalive.
+            let ping = try #require(broker.packets(12).first)
+            let again = try #require(broker.packets(1).first { $0.connection == 1 })
+            let backAfterPing = seconds(again.at - ping.at)
+            #expect(backAfterPing >= 4.5 && backAfterPing <= 15.0, "connected again \(backAfterPing) s after the ping")
         }
         let connects = broker.packets(1)
         #expect(connects.count >= 2 && connects.dropFirst().first?.connection == 1)

@@ -63,7 +63,7 @@ extension NodeProcess {
     /// message, so clear it before a restart. Throws `NotOnline`, with the node's log, when that
     /// takes longer than `timeout`.
     @discardableResult
-    public func startOnline(seenBy client: TestClient, logLevel: String = "debug", timeout: Duration = .seconds(15))
+    public func startOnline(seenBy client: TestClient, logLevel: String = "debug", timeout: Duration = .seconds(30))
         async throws -> ChildProcess
     {
         let process = try start(logLevel: logLevel)
