@@ -5,10 +5,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <spawn.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
