@@ -98,8 +98,11 @@ let package = Package(
                 "NoiseClockYAML",
                 "NoiseClockDisplay",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            plugins: ["VersionStamp"]
         ),
+        // The version, from the VERSION file (the one place it is written), as `BuildVersion.text`.
+        .plugin(name: "VersionStamp", capability: .buildTool()),
         .executableTarget(
             name: "noiseclock",
             dependencies: [

@@ -62,7 +62,7 @@ public struct StatusBoard: Sendable {
 
 /// What `B/status` and `ping` report.
 public struct NodeStatus: Sendable {
-    public static let version = "0.1.0"
+    public static let version = BuildVersion.text
 
     public let startedAt: Date
     public let audioDevice: String

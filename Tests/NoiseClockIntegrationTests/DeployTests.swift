@@ -18,10 +18,11 @@ struct DeployTests {
         let unit = try String(contentsOfFile: "\(checkout)/deploy/noiseclock.service", encoding: .utf8)
         #expect(unit.contains("Type=notify") && unit.contains("WatchdogSec=") && unit.contains("Restart=on-failure"))
         for hardening in ["DynamicUser=yes", "SupplementaryGroups=audio video", "StateDirectory=noiseclock", "ProtectSystem=strict",
-                          "ProtectHome=yes", "NoNewPrivileges=yes", "PrivateTmp=yes", "RestrictAddressFamilies="] {
+                          "ProtectHome=yes", "NoNewPrivileges=yes", "PrivateTmp=yes", "RestrictAddressFamilies=",
+                          "LoadCredential=mqtt-password:noiseclock.mqtt-password", "LoadCredential=face-token:noiseclock.face-token"] {
             #expect(unit.contains(hardening), "\(hardening)")
         }
-        let local = unit.replacingOccurrences(of: "/usr/local/bin/noiseclock", with: NoiseClockBinary.path)
+        let local = unit.replacingOccurrences(of: "/usr/bin/noiseclock", with: NoiseClockBinary.path)
         try local.write(toFile: "\(directory)/noiseclock.service", atomically: true, encoding: .utf8)
         let verified = try await runToEnd(tool, ["verify", "--man=no", "\(directory)/noiseclock.service"])
         #expect(verified.code == 0, "\(verified.output)")
@@ -45,6 +46,15 @@ struct DeployTests {
         let verified = try await runToEnd(tool, ["verify", "--man=no", "\(directory)/noiseclock-kiosk.service"])
         #expect(verified.code == 0, "\(verified.output)")
         #expect(!verified.output.contains("noiseclock-kiosk.service:"), "warnings: \(verified.output)")
+    }
+
+    @Test("the version is the VERSION file's, in --version as in the package (one place)")
+    func versionFromFile() async throws {
+        let file = try String(contentsOfFile: "\(checkout)/VERSION", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(file.wholeMatch(of: /[0-9][0-9A-Za-z.+~-]*/) != nil, "VERSION holds \(file)")
+        let printed = try await runToEnd(NoiseClockBinary.path, ["--version"])
+        #expect(printed.code == 0)
+        #expect(printed.output.trimmingCharacters(in: .whitespacesAndNewlines) == file)
     }
 
     @Test("the binary loads neither Foundation's ICU-based libraries nor a YAML library of Swift's: only FoundationEssentials")

@@ -13,7 +13,7 @@ struct LayoutTests {
     private func targets() throws -> [String] {
         let manifest = try String(contentsOfFile: "\(root)/Package.swift", encoding: .utf8)
         let body = String(manifest[try #require(manifest.range(of: "targets: [")).upperBound...])
-        let pattern = /\.(?:target|systemLibrary|executableTarget|testTarget)\(\s*name:\s*"([^"]+)"/
+        let pattern = /\.(?:target|systemLibrary|executableTarget|testTarget|plugin)\(\s*name:\s*"([^"]+)"/
         return body.matches(of: pattern).map { String($0.1) }
     }
 
