@@ -205,8 +205,18 @@ public enum ConfigurationSchema {
     /// - Parameters:
     ///   - file: the file's scalar values by dotted key path (`mqtt.port` → `"1883"`).
     ///   - fileName: named in error messages.
+    /// The secrets systemd can hand the node as credentials (`LoadCredential=`, SPEC §14): the
+    /// credential's name and the key whose file it replaces.
+    public static let credentials: [(name: String, key: String)] = [
+        ("mqtt-password", "mqtt.password_file"), ("face-token", "face.token_file"),
+    ]
+
+    /// `credentials` maps a key of `credentials` above to the file systemd made for it
+    /// (`$CREDENTIALS_DIRECTORY/NAME`): it wins over the environment and the file, because the
+    /// unit that passes a credential is the deployment's own choice.
     public static func resolve(
-        file: [String: String], fileName: String?, environment: [String: String], hostname: String
+        file: [String: String], fileName: String?, environment: [String: String], hostname: String,
+        credentials: [String: String] = [:]
     ) throws(ConfigurationError) -> ResolvedConfiguration {
         let known = Set(keys.map(\.path))
         let knownVariables = Set(keys.map(\.environmentName)).union(otherVariables)
@@ -222,7 +232,9 @@ public enum ConfigurationSchema {
         for key in keys {
             let raw: String?
             let source: String
-            if let value = environment[key.environmentName] {
+            if let path = credentials[key.path], let name = Self.credentials.first(where: { $0.key == key.path })?.name {
+                (raw, source) = (path, "credential \(name)")
+            } else if let value = environment[key.environmentName] {
                 (raw, source) = (value, key.environmentName)
             } else if let value = file[key.path] {
                 (raw, source) = (value, fileName ?? "file")

@@ -30,6 +30,19 @@ public enum ConfigurationLoader {
         return nil
     }
 
+    /// The credentials systemd passed (`$CREDENTIALS_DIRECTORY`, set only for a unit with
+    /// `LoadCredential=`), by the key each replaces: the files there that the node knows by name.
+    public static func credentials(
+        environment: [String: String], fileExists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
+    ) -> [String: String] {
+        guard let directory = environment["CREDENTIALS_DIRECTORY"], directory.hasPrefix("/") else { return [:] }
+        var found: [String: String] = [:]
+        for (name, key) in ConfigurationSchema.credentials where fileExists("\(directory)/\(name)") {
+            found[key] = "\(directory)/\(name)"
+        }
+        return found
+    }
+
     public static func load(
         explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
         workingDirectory: String = FileManager.default.currentDirectoryPath, hostname: String = Host.name
@@ -44,7 +57,8 @@ public enum ConfigurationLoader {
             values = try flatten(yaml: String(decoding: bytes, as: UTF8.self), fileName: file)
         }
         let resolved = try ConfigurationSchema.resolve(
-            file: values, fileName: file, environment: environment, hostname: hostname)
+            file: values, fileName: file, environment: environment, hostname: hostname,
+            credentials: credentials(environment: environment))
         return Loaded(resolved: resolved, file: file)
     }
 

@@ -333,6 +333,51 @@ struct ConfigurationLoaderTests {
         }
     }
 
+    // MARK: systemd credentials (SPEC §14)
+
+    @Test("systemd's credentials mqtt-password and face-token replace the configured files, named as their source")
+    func credentialsWin() async throws {
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory.file("credentials"), withIntermediateDirectories: true)
+            try directory.write("credentials/mqtt-password", "from-systemd\n")
+            try directory.write("credentials/face-token", "abcdefghijklmnopqrstuvwx\n")
+            try directory.write("c.yaml", "mqtt:\n  password_file: /etc/noiseclock/unreadable\nface:\n  token_file: /etc/noiseclock/token\n")
+            let loaded = try ConfigurationLoader.load(
+                explicit: directory.file("c.yaml"),
+                environment: ["CREDENTIALS_DIRECTORY": directory.file("credentials"), "NOISECLOCK_MQTT_PASSWORD_FILE": "/elsewhere"],
+                workingDirectory: directory.path, hostname: "h")
+            #expect(loaded.configuration.mqtt.passwordFile == directory.file("credentials/mqtt-password"))
+            #expect(loaded.configuration.face.tokenFile == directory.file("credentials/face-token"))
+            let sources = Dictionary(uniqueKeysWithValues: loaded.resolved.values.map { ($0.key.path, $0.source) })
+            #expect(sources["mqtt.password_file"] == "credential mqtt-password")
+            #expect(sources["face.token_file"] == "credential face-token")
+            #expect(try ConfigurationLoader.password(for: loaded.configuration.mqtt) == "from-systemd")
+            #expect(try ConfigurationLoader.faceToken(for: loaded.configuration.face) == "abcdefghijklmnopqrstuvwx")
+            try ConfigurationLoader.checkFiles(loaded.configuration, sources: loaded.resolved.values)
+        }
+    }
+
+    @Test("a credential the unit did not pass, or no CREDENTIALS_DIRECTORY at all, leaves the configured file")
+    func credentialsAbsent() async throws {
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory.file("credentials"), withIntermediateDirectories: true)
+            try directory.write("credentials/face-token", "abcdefghijklmnopqrstuvwx\n")
+            // Only face-token is there: the password file stays the configured one.
+            let partial = try ConfigurationLoader.load(
+                explicit: nil,
+                environment: ["CREDENTIALS_DIRECTORY": directory.file("credentials"), "NOISECLOCK_MQTT_PASSWORD_FILE": "/srv/pw"],
+                workingDirectory: directory.path, hostname: "h")
+            #expect(partial.configuration.mqtt.passwordFile == "/srv/pw")
+            #expect(partial.configuration.face.tokenFile == directory.file("credentials/face-token"))
+            // Without the variable a folder holding credentials means nothing; a relative one is ignored.
+            for environment in [["NOISECLOCK_MQTT_PASSWORD_FILE": "/srv/pw"], ["CREDENTIALS_DIRECTORY": "credentials"]] {
+                let loaded = try ConfigurationLoader.load(
+                    explicit: nil, environment: environment, workingDirectory: directory.path, hostname: "h")
+                #expect(loaded.configuration.face.tokenFile != directory.file("credentials/face-token"))
+            }
+        }
+    }
+
     @Test("a face token that is missing, too short or not URL-safe is an error naming face.token_file", arguments: [
         nil, "", "short", "has space in the middle1", "semi;colon-0123456789", "percent%41-0123456789",
     ] as [String?])
