@@ -33,7 +33,7 @@ cp -R Resources/. "$root$prefix/share/noiseclock/"
 if [ ! -e "$root/etc/noiseclock/noiseclock.yaml" ]; then
   install -D -m 0644 config/noiseclock.yaml "$root/etc/noiseclock/noiseclock.yaml"
 fi
-sed "s|/usr/local/bin/noiseclock|$prefix/bin/noiseclock|" deploy/noiseclock.service > noiseclock.service.tmp
+sed "s|/usr/bin/noiseclock|$prefix/bin/noiseclock|" deploy/noiseclock.service > noiseclock.service.tmp
 install -D -m 0644 noiseclock.service.tmp "$root$systemd_dir/noiseclock.service"
 rm -f noiseclock.service.tmp
 

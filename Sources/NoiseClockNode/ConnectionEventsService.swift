@@ -4,8 +4,9 @@ import NoiseClockCore
 import NoiseClockMQTT
 import ServiceLifecycle
 
-/// After every (re)connect, publishes `B/status` fresh. The client has already replayed the latest
-/// value of every retained topic; only `uptime_s` in the status is out of date by then.
+/// Tells systemd the node is ready (READY=1) as it starts, then keeps its STATUS line on the
+/// broker connection; after every (re)connect, publishes `B/status` fresh. The client has already
+/// replayed the latest value of every retained topic; only `uptime_s` in the status is out of date.
 public struct ConnectionEventsService: Service, CustomStringConvertible {
     public var description: String { "ConnectionEventsService" }
     let transport: any MQTTTransport
@@ -19,18 +20,16 @@ public struct ConnectionEventsService: Service, CustomStringConvertible {
     }
 
     private func follow() async {
-        var ready = false
+        // Ready means the node keeps time and rings: its state was loaded before the services
+        // started, and this one starts last. The broker may answer later or never (a package is
+        // installed and started before a broker is configured, SPEC §14); STATUS tells which.
+        notifier.ready(status: "running; connecting to \(broker)")
         for await event in transport.events {
             switch event {
             case .connected:
-                status.publish()
                 // The client has replayed every retained state before it reports the connection.
-                if !ready {
-                    notifier.ready(status: "connected to \(broker)")
-                    ready = true
-                } else {
-                    notifier.status("connected to \(broker)")
-                }
+                status.publish()
+                notifier.status("connected to \(broker)")
             case .subscribed:
                 logger.debug("subscriptions acknowledged")
             case .disconnected(let reason):

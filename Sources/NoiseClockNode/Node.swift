@@ -162,9 +162,6 @@ public struct Node: Sendable {
             CommandService(
                 transport: transport, topics: configuration.topics, router: router, logger: logger, otherTopics: otherTopics),
             ClockService(hub: hub, time: time, wakeUp: clockWakeUp),
-            ConnectionEventsService(
-                transport: transport, status: status, logger: logger, notifier: notifier,
-                broker: "\(configuration.mqtt.host):\(configuration.mqtt.port)"),
             AlarmService(scheduler: alarms),
             TimerService(scheduler: timers),
             MeditationService(session: meditation),
@@ -175,6 +172,11 @@ public struct Node: Sendable {
             services.append(BatteryService(source: battery, hub: hub, time: time, lowThreshold: configuration.battery.lowThreshold))
         }
         if let noise { services.append(NoiseService(player: noise, clock: time.clock)) }
+        // Last: it tells systemd READY=1 once the services above have started.
+        services.append(
+            ConnectionEventsService(
+                transport: transport, status: status, logger: logger, notifier: notifier,
+                broker: "\(configuration.mqtt.host):\(configuration.mqtt.port)"))
         return services
     }
 
