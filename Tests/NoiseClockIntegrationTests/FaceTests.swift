@@ -44,6 +44,34 @@ struct FaceTests {
         }
     }
 
+    @Test("the face answers when the node may not change socket debugging (CAP_NET_ADMIN), as under the service's DynamicUser")
+    func withoutNetAdmin() async throws {
+        // The option once meant as TCP_NODELAY went to SOL_SOCKET, where 1 is SO_DEBUG: root could
+        // set it, the service's user could not, and every connection to the face was closed.
+        let setpriv = try #require(["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        let port = freeLoopbackPort()
+        let state = try makeTemporaryDirectory("no-net-admin")
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        var environment = FaceFixture.environment(port: port, folder: try FaceFixture.folder())
+        environment.merge([
+            "NOISECLOCK_MQTT_PORT": "\(freeLoopbackPort())", "NOISECLOCK_STATE_DIR": state, "NOISECLOCK_BATTERY_SOURCE": "none",
+            "NOISECLOCK_AUDIO_DEVICE": "null",
+        ]) { _, new in new }
+        // Dropped from the bounding set, the capability is in no set of the program exec'd.
+        let node = try ChildProcess(
+            setpriv, ["--bounding-set", "-net_admin", "--inh-caps", "-net_admin", NoiseClockBinary.path, "run", "--config", "/dev/null"],
+            environment: environment, logPath: "\(state)/node.log")
+        defer { node.signal(SIGKILL) }
+        let answered = await eventually(timeout: .seconds(10)) {
+            (try? await FaceHTTP.request(port: port, path: "/", timeout: .seconds(2)))?.status == 200
+        }
+        #expect(answered, "no page from the face without CAP_NET_ADMIN; log:\n\(node.log)")
+        let capabilities = try String(contentsOfFile: "/proc/\(node.pid)/status", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("CapEff:") }.map(String.init) ?? ""
+        let effective = UInt64(capabilities.split(separator: "\t").last.map(String.init) ?? "", radix: 16) ?? 0
+        #expect(effective & (1 << 12) == 0, "CAP_NET_ADMIN (12) is still effective: \(capabilities)")
+    }
+
     @Test("nothing outside the face folder is served, however the path is spelled", arguments: [
         "/static/../secret.txt", "/static/../Package.swift", "/static/%2e%2e/secret.txt", "/static/%2E%2E%2Fsecret.txt",
         "/static/..%2fsecret.txt", "/static/css/../../secret.txt", "/static//etc/passwd", "/static/%2Fetc%2Fpasswd",

@@ -170,7 +170,7 @@ public final class FaceWebSocket: Sendable {
         // Written on connect, on the event loop (see `FaceHTTP.exchangeUntilClosed`).
         let handshake = Handshake(inbox: inbox, request: Array((request + "\r\n").utf8))
         channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handshake) } }
             .connect(host: host, port: port).get()
         self.inbox = inbox
