@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import NIOCore
 import NoiseClockCore
+import NoiseClockSystem
 import ServiceLifecycle
 import Synchronization
 
@@ -98,7 +99,7 @@ public struct FaceService: Service, CustomStringConvertible {
     /// `face.dir` when set; else the installed copy (beside the binary under `share/noiseclock`,
     /// then /usr/share/noiseclock/face), else the checkout's `Resources/face` (from this file's
     /// path: no SwiftPM resources, which would link Foundation).
-    public static func folderCandidates(configured: String, executable: String = CommandLine.arguments.first ?? "") -> [String] {
+    public static func folderCandidates(configured: String, executable: String = Executable.path) -> [String] {
         if !configured.isEmpty { return [configured] }
         var candidates: [String] = []
         if let binary = FaceFolder.realPath(executable) {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import NoiseClockAudio
 import NoiseClockCore
+import NoiseClockSystem
 
 /// The sound catalog with its files: `Resources/sounds.json` (noise, files in `sounds/`),
 /// `Resources/alarm-sounds.json` (alarm tones, in `alarm-sounds/`), `Resources/gong-sounds.json`
@@ -27,10 +28,12 @@ public struct SoundLibrary: Sendable {
 
     public static let empty = SoundLibrary(catalog: SoundCatalog(sounds: []), folders: [:])
 
-    /// Where the catalogs are: the installed copy beside the binary (`../share/noiseclock`), the
-    /// checkout's `Resources` above a development build, or `Resources` in the working directory.
+    /// Where the catalogs are: the installed copy beside the binary (`../share/noiseclock`, so
+    /// `/usr/share/noiseclock` for the package's `/usr/bin/noiseclock`), the checkout's
+    /// `Resources` above a development build, `Resources` in the working directory, or
+    /// `/usr/share/noiseclock`.
     public static func locateResources(
-        executable: String = CommandLine.arguments.first ?? "", workingDirectory: String = FileManager.default.currentDirectoryPath
+        executable: String = Executable.path, workingDirectory: String = FileManager.default.currentDirectoryPath
     ) -> String? {
         var candidates: [String] = []
         var folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
@@ -40,6 +43,7 @@ public struct SoundLibrary: Sendable {
             folder = folder.deletingLastPathComponent()
         }
         candidates.append("\(workingDirectory)/Resources")
+        candidates.append("/usr/share/noiseclock")
         return candidates.first { FileManager.default.fileExists(atPath: "\($0)/sounds.json") }
     }
 

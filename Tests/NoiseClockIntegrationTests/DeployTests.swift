@@ -57,6 +57,15 @@ struct DeployTests {
         #expect(printed.output.trimmingCharacters(in: .whitespacesAndNewlines) == file)
     }
 
+    @Test("noiseclock sounds, found through $PATH and run from another folder, lists the catalog beside the binary")
+    func soundsThroughPath() async throws {
+        // argv[0] is then the bare name; the catalog is found from /proc/self/exe (as for the package's /usr/bin).
+        let folder = URL(fileURLWithPath: NoiseClockBinary.path).deletingLastPathComponent().path
+        let listed = try await runToEnd("/bin/sh", ["-c", "cd / && PATH='\(folder)':/usr/bin:/bin exec noiseclock sounds --config /dev/null"])
+        #expect(listed.code == 0, "\(listed.output)")
+        #expect(listed.output.contains("heavy-rain-white-noise.mp3") && listed.output.contains("singing-bowl"), "\(listed.output)")
+    }
+
     @Test("the binary loads neither Foundation's ICU-based libraries nor a YAML library of Swift's: only FoundationEssentials")
     func noICU() async throws {
         // ICU's time zones and date formats were a quarter of an idle node's memory (SPEC §7's RSS row).
