@@ -1,7 +1,7 @@
 # NoiseClock. `make run` and `make test` install the Debian packages they need when missing.
 SWIFT ?= swift
 
-.PHONY: all deps build run test unit integration e2e-ha e2e-face bench release sounds clean
+.PHONY: all deps build run test unit integration e2e-ha e2e-face bench release sounds clean deb deb-test
 
 all: build
 
@@ -51,8 +51,19 @@ bench: release
 sounds: deps
 	bash scripts/make-sounds.sh
 
+# The Debian package, noiseclock_<VERSION>_<arch>.deb in the checkout (docs/packaging.md): a
+# release build with the Swift runtime linked in (.build-deb/), through debhelper.
+deb: deps
+	bash scripts/make-deb.sh
+
+# The package in a clean Debian 12 booted with systemd-nspawn: install, ping, sounds, an alarm
+# across a restart, the face, an upgrade that keeps the alarm and an edited conffile, a purge that
+# leaves no file behind (scripts/deb-test.sh; needs root).
+deb-test: deps
+	bash scripts/deb-test.sh
+
 clean:
-	rm -rf .build .build-fuzz run
+	rm -rf .build .build-fuzz .build-deb run
 
 # libFuzzer target for the command decoder (fuzz/, SPEC §8): `make fuzz` fuzzes for FUZZ_SECONDS
 # (10 minutes by default), keeping its corpus in .build-fuzz/corpus between runs; `make fuzz-ci`

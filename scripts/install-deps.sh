@@ -17,6 +17,9 @@ packages=(
   procps                                         # pgrep/ps for tests and benchmarks
   faketime                                       # tests: a node process whose wall clock jumps (libfaketime)
   chromium chromium-driver python3-selenium      # tests: the clock face in a real headless browser
+  cog wpewebkit-driver                           # tests: the clock face in WPE WebKit (the small boards' kiosk)
+  debhelper dpkg-dev lintian fakeroot            # make deb: the Debian package and its checks
+  mmdebstrap systemd-container                   # make deb-test: a clean Debian 12 root, booted with systemd-nspawn
 )
 
 missing=()

@@ -21,8 +21,9 @@ public struct ConnectionEventsService: Service, CustomStringConvertible {
 
     private func follow() async {
         // Ready means the node keeps time and rings: its state was loaded before the services
-        // started, and this one starts last. The broker may answer later or never (a package is
-        // installed and started before a broker is configured, SPEC §14); STATUS tells which.
+        // started, and this one starts after the node's own. The broker may answer later or never
+        // (a package is installed and started before a broker is configured, SPEC §14); STATUS
+        // tells which.
         notifier.ready(status: "running; connecting to \(broker)")
         for await event in transport.events {
             switch event {

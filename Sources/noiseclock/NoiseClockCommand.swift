@@ -16,6 +16,18 @@ struct NoiseClockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "noiseclock",
         abstract: "A nightstand clock node for a smart home, driven over MQTT.",
+        discussion: """
+            The node rings its own alarms, plays sleep sounds, runs timers and meditation sessions, \
+            reports the battery and serves its clock face (http://127.0.0.1:8080/ by default), all \
+            driven over MQTT; Home Assistant discovers it.
+
+            Files: the configuration is --config, else $NOISECLOCK_CONFIG, else \
+            /etc/noiseclock/noiseclock.yaml (every key commented); each key can also be set as \
+            NOISECLOCK_ + its path in upper snake case. The state (alarms, settings, timers) is in \
+            state.dir (/var/lib/noiseclock under the service). Sounds and the face are in \
+            /usr/share/noiseclock. Under systemd, the credentials mqtt-password and face-token \
+            (from /etc/credstore/noiseclock.*) replace mqtt.password_file and face.token_file.
+            """,
         version: NodeStatus.version,
         subcommands: [Run.self, CheckConfig.self, Sounds.self, Ctl.self],
         defaultSubcommand: Run.self)

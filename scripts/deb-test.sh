@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# make deb-test (SPEC §14): the Debian package as a user meets it, in a clean Debian 12 root
+# (mmdebstrap from Debian's archive) booted with systemd-nspawn, with a Mosquitto on the host's
+# loopback (the container shares the host's network). Needs root.
+#
+#   1. make deb twice: VERSION, and the same code as VERSION+upgrade1; lintian shows no error or warning
+#   2. a root with systemd; the package's dependencies from the archive; the root's file list
+#   3. boot; apt install the package: enabled, active once READY=1 (with no broker yet)
+#   4. the conffile edited to point at the broker, restart: ctl ping answers; `noiseclock sounds`
+#      lists the catalog from /usr/share/noiseclock; an alarm added survives a restart; the face
+#      answers on 127.0.0.1:8080; a timer rings; a face token passed as a systemd credential is required
+#   5. apt install the newer package: the service restarted, the alarm and the edited conffile kept
+#   6. apt remove: stopped, configuration and state kept; apt purge: the root's file list as in 2
+#
+# KEEP=1 keeps the work folder (the root, the packages, the logs) for a look afterwards.
+set -euo pipefail
+# One function, read whole before it runs: editing this file during a run cannot change the run.
+main() {
+cd "$(dirname "$0")/.."
+[ "$(id -u)" -eq 0 ] || { echo "deb-test: needs root (mmdebstrap, systemd-nspawn)" >&2; exit 2; }
+for tool in mmdebstrap systemd-nspawn nsenter lintian mosquitto dpkg-deb; do
+  command -v "$tool" >/dev/null || { echo "deb-test: $tool is missing (scripts/install-deps.sh installs it)" >&2; exit 2; }
+done
+
+version=$(tr -d ' \n' < VERSION)
+newer="$version+upgrade1"
+arch=$(dpkg --print-architecture)
+work=$(mktemp -d /var/tmp/noiseclock-deb-test.XXXXXX)
+root="$work/root"
+started=$(date +%s)
+nspawn_pid="" broker_pid=""
+passed=0 failed=0
+
+cleanup() {
+  set +e
+  [ -n "$nspawn_pid" ] && kill "$nspawn_pid" 2>/dev/null && wait "$nspawn_pid" 2>/dev/null
+  [ -n "$broker_pid" ] && kill "$broker_pid" 2>/dev/null
+  if [ "${KEEP:-0}" = 1 ]; then echo "deb-test: kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+
+check() { # check NAME COMMAND...: one line per check, and the count at the end
+  local name=$1; shift
+  if "$@"; then echo "ok - $name"; passed=$((passed + 1)); else echo "FAIL - $name"; failed=$((failed + 1)); fi
+}
+phase() { echo "== $* ($(($(date +%s) - started)) s)"; }
+
+# 1. The packages.
+phase "make deb: $version and $newer"
+t=$(date +%s)
+DEB_DESTDIR="$work/debs" bash scripts/make-deb.sh > "$work/make-deb.log" 2>&1 || { tail -40 "$work/make-deb.log"; exit 1; }
+echo "make deb took $(($(date +%s) - t)) s"
+DEB_DESTDIR="$work/debs" DEB_VERSION="$newer" bash scripts/make-deb.sh > "$work/make-deb-newer.log" 2>&1 || { tail -40 "$work/make-deb-newer.log"; exit 1; }
+deb="noiseclock_${version}_$arch.deb" newer_deb="noiseclock_${newer}_$arch.deb"
+ls -l "$work/debs"
+echo "installed size: $(dpkg-deb -f "$work/debs/$deb" Installed-Size) KiB; Depends: $(dpkg-deb -f "$work/debs/$deb" Depends)"
+lintian --fail-on error,warning "$work/debs/$deb" > "$work/lintian.txt" 2>&1 && lint=0 || lint=$?
+grep -v 'root privileges' "$work/lintian.txt" || true
+check "lintian: no error, no warning" [ "$lint" -eq 0 ]
+
+# 2. A clean Debian 12 with systemd, and the package's dependencies from the archive.
+mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+mirror=${mirror:-http://deb.debian.org/debian}
+phase "mmdebstrap bookworm from $mirror"
+mmdebstrap --quiet --variant=important --include=systemd,systemd-sysv,dbus bookworm "$root" "$mirror" > "$work/mmdebstrap.log" 2>&1 \
+  || { tail -20 "$work/mmdebstrap.log"; exit 1; }
+# The host's PID 1 is not systemd and its cgroups are v1 here: the container gets the legacy
+# hierarchy, and --keep-unit/--register=no keep nspawn off a system bus there is none of.
+export SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=0
+nspawn=(systemd-nspawn --quiet -D "$root" --register=no --keep-unit --bind-ro="$work/debs:/debs")
+depends=$(dpkg-deb -f "$work/debs/$deb" Depends)
+"${nspawn[@]}" --pipe /bin/sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get satisfy -y -qq --no-install-recommends '$depends'" \
+  > "$work/depends.log" 2>&1 || { tail -20 "$work/depends.log"; exit 1; }
+# Where a user would put the credentials (systemd's own folder), made before the file list is taken.
+install -d -m 0700 "$root/etc/credstore"
+
+# A broker on the host's loopback, on a free port.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' "$port" > "$work/mosquitto.conf"
+mosquitto -c "$work/mosquitto.conf" > "$work/mosquitto.log" 2>&1 &
+broker_pid=$!
+
+# 3. Boot, and find the container's PID 1 to run commands in it.
+phase "boot"
+"${nspawn[@]}" --boot --console=read-only < /dev/null > "$work/boot.log" 2>&1 &
+nspawn_pid=$!
+leader=""
+for _ in $(seq 200); do
+  leader=$(pgrep -P "$nspawn_pid" -x systemd || true)
+  [ -n "$leader" ] && break
+  kill -0 "$nspawn_pid" 2>/dev/null || { cat "$work/boot.log"; exit 1; }
+  sleep 0.1
+done
+[ -n "$leader" ] || { echo "deb-test: the container's systemd did not start"; cat "$work/boot.log"; exit 1; }
+inside() {
+  nsenter --target "$leader" --mount --uts --ipc --pid --root --wd -- \
+    /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
+}
+state=""
+for _ in $(seq 300); do # is-system-running --wait needs D-Bus from outside; ask until it settles
+  state=$(inside systemctl is-system-running 2>/dev/null || true)
+  case "$state" in running|degraded) break;; esac
+  sleep 0.1
+done
+echo "booted: $state"
+check "the container booted with systemd (running or degraded)" [ "$state" = running -o "$state" = degraded ]
+
+# The root's files, less what a running system changes by itself (logs, caches, apt's lists,
+# systemd's own state, the mounts).
+files() {
+  inside find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp -o -path /var/tmp \
+    -o -path /var/log -o -path /var/cache -o -path /var/lib/apt/lists -o -path /var/lib/systemd/timers \
+    -o -path /var/lib/systemd/random-seed -o -path /var/lib/systemd/catalog -o -path /debs \
+    -o -path /var/lib/dpkg/status-old -o -path /var/lib/dpkg/available-old \) -prune -o -print | sort
+}
+files > "$work/files-before.txt"
+
+http_get() { # http_get PATH: the face's answer over bash's /dev/tcp, from inside the container
+  inside bash -c "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET $1 HTTP/1.0\r\nHost: 127.0.0.1:8080\r\n\r\n' >&3 && cat <&3" 2>/dev/null
+}
+face_has() { # face_has TEXT [QUERY]: /api/state holds TEXT within 10 s (the face listens a moment after READY)
+  for _ in $(seq 50); do http_get "/api/state${2:-}" | grep -q "$1" && return 0; sleep 0.2; done
+  return 1
+}
+active() { [ "$(inside systemctl is-active noiseclock.service)" = active ]; }
+
+phase "apt install ./$deb"
+inside apt-get install -y -q "/debs/$deb" > "$work/install.log" 2>&1 || { tail -30 "$work/install.log"; exit 1; }
+check "install: enabled" [ "$(inside systemctl is-enabled noiseclock.service)" = enabled ]
+check "install: active (READY=1) with no broker answering" active
+ready_us=$(inside systemctl show noiseclock.service -p ExecMainStartTimestampMonotonic -p ActiveEnterTimestampMonotonic \
+  | awk -F= '/ExecMain/ {s=$2} /ActiveEnter/ {a=$2} END {print a - s}')
+echo "start to READY=1: $((ready_us / 1000)) ms"
+check "install: the kiosk unit is installed, not enabled" [ "$(inside systemctl is-enabled noiseclock-kiosk.service)" = disabled ]
+check "install: the man page" test -e "$root/usr/share/man/man1/noiseclock.1.gz"
+check "install: the udev rule" test -e "$root/lib/udev/rules.d/99-noiseclock-backlight.rules"
+inside ldd /usr/bin/noiseclock > "$work/ldd.txt" 2>&1 || true
+sed 's/ (0x.*//; s/^/  ldd: /' "$work/ldd.txt"
+check "install: ldd finds every library, and no Swift runtime library" bash -c "! grep -q -e 'not found' -e libswift '$work/ldd.txt'"
+
+# 4. Pointed at the broker by editing the conffile, as a user would.
+phase "configured: broker 127.0.0.1:$port"
+sed -i "s/^  port: 1883\b.*/  port: $port                    # edited by deb-test/" "$root/etc/noiseclock/noiseclock.yaml"
+check "the conffile is edited" grep -q "edited by deb-test" "$root/etc/noiseclock/noiseclock.yaml"
+inside systemctl restart noiseclock.service
+check "restart: active" active
+ping_answers() { inside noiseclock ctl ping 2>&1 | grep -q "\"version\":\"$version\""; }
+check "noiseclock ctl ping answers, with the version" ping_answers
+inside noiseclock sounds > "$work/sounds.txt" 2>&1 || true
+check "noiseclock sounds lists the catalog from /usr/share/noiseclock" grep -q "heavy-rain-white-noise.mp3" "$work/sounds.txt"
+face_page() { for _ in $(seq 50); do http_get / | grep -qi '<html' && return 0; sleep 0.2; done; return 1; }
+check "the face serves its page on 127.0.0.1:8080" face_page
+check "alarm/add answers ok" inside noiseclock ctl alarm/add '{"time":"07:30","label":"Packaged"}'
+inside systemctl restart noiseclock.service
+check "the alarm survives systemctl restart" face_has Packaged
+
+# It rings: a 3 s timer finishes and says so on MQTT (there is no sound card here; the event goes
+# out all the same, SPEC §8). The subscriber is there before the timer can finish.
+timeout 30 mosquitto_sub -h 127.0.0.1 -p "$port" -t 'noiseclock/+/event' > "$work/events.txt" 2>&1 &
+subscriber=$!
+check "timer/start answers ok" inside noiseclock ctl timer/start '{"seconds":3,"label":"Tea"}'
+rang() { for _ in $(seq 100); do grep -q '"timer_finished"' "$work/events.txt" && return 0; sleep 0.2; done; return 1; }
+check "the timer rings: timer_finished on B/event" rang
+kill "$subscriber" 2>/dev/null || true
+inside noiseclock ctl timer/dismiss > /dev/null 2>&1 || true
+
+# A face token as a systemd credential: root-only on disk, required by the node at once.
+token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+install -m 0600 /dev/null "$root/etc/credstore/noiseclock.face-token"
+echo "$token" > "$root/etc/credstore/noiseclock.face-token"
+inside systemctl restart noiseclock.service
+check "credential: active with the token" active
+refused() { for _ in $(seq 50); do http_get /api/state | head -1 | grep -q ' 401 ' && return 0; sleep 0.2; done; return 1; }
+check "credential: the face refuses a request without the token" refused
+check "credential: the face answers with it" face_has Packaged "?token=$token"
+rm -f "$root/etc/credstore/noiseclock.face-token"
+inside systemctl restart noiseclock.service
+
+# 5. An upgrade.
+phase "apt install ./$newer_deb (upgrade)"
+before_pid=$(inside systemctl show noiseclock.service -p MainPID --value)
+inside apt-get install -y -q "/debs/$newer_deb" > "$work/upgrade.log" 2>&1 || { tail -30 "$work/upgrade.log"; exit 1; }
+check "upgrade: the new version is installed" [ "$(inside dpkg-query -W -f='${Version}' noiseclock)" = "$newer" ]
+check "upgrade: the service was restarted" [ "$(inside systemctl show noiseclock.service -p MainPID --value)" != "$before_pid" ]
+check "upgrade: active" active
+check "upgrade: the edited conffile is kept" grep -q "edited by deb-test" "$root/etc/noiseclock/noiseclock.yaml"
+check "upgrade: no .dpkg-dist or .dpkg-new beside it" bash -c "! ls $root/etc/noiseclock/ | grep -q dpkg"
+check "upgrade: the alarm is kept" face_has Packaged
+check "upgrade: ctl ping answers" ping_answers
+
+# 6. Remove, then purge.
+phase "apt remove, apt purge"
+inside apt-get remove -y -q noiseclock > "$work/remove.log" 2>&1 || { tail -30 "$work/remove.log"; exit 1; }
+stopped() { ! active; }
+check "remove: stopped" stopped
+check "remove: the configuration is kept" test -e "$root/etc/noiseclock/noiseclock.yaml"
+check "remove: the state is kept" bash -c "ls $root/var/lib/private/noiseclock/ | grep -q alarms"
+inside apt-get purge -y -q noiseclock > "$work/purge.log" 2>&1 || { tail -30 "$work/purge.log"; exit 1; }
+files > "$work/files-after.txt"
+if diff "$work/files-before.txt" "$work/files-after.txt" > "$work/files.diff"; then left=0; else left=1; sed 's/^/  /' "$work/files.diff" | head -40; fi
+check "purge: the root's files are the ones before the install" [ "$left" -eq 0 ]
+
+inside systemctl poweroff || true
+for _ in $(seq 100); do kill -0 "$nspawn_pid" 2>/dev/null || break; sleep 0.1; done
+phase "done"
+echo "deb-test: $passed passed, $failed failed ($(($(date +%s) - started)) s)"
+[ "$failed" -eq 0 ]
+}
+main "$@"
