@@ -115,11 +115,12 @@ files() {
 }
 files > "$work/files-before.txt"
 
-http_get() { # http_get PATH: the face's answer over bash's /dev/tcp, from inside the container
-  inside bash -c "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET $1 HTTP/1.0\r\nHost: 127.0.0.1:8080\r\n\r\n' >&3 && cat <&3" 2>/dev/null
+http_get() { # http_get PATH [HEADER]: the face's answer over bash's /dev/tcp, from inside the container
+  local header=${2:+$2\\r\\n}
+  inside bash -c "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET $1 HTTP/1.0\r\nHost: 127.0.0.1:8080\r\n$header\r\n' >&3 && cat <&3" 2>/dev/null
 }
-face_has() { # face_has TEXT [QUERY]: /api/state holds TEXT within 10 s (the face listens a moment after READY)
-  for _ in $(seq 50); do http_get "/api/state${2:-}" | grep -q "$1" && return 0; sleep 0.2; done
+face_has() { # face_has TEXT [HEADER]: /api/state holds TEXT within 10 s (the face listens a moment after READY)
+  for _ in $(seq 50); do http_get /api/state "${2:-}" | grep -q "$1" && return 0; sleep 0.2; done
   return 1
 }
 active() { [ "$(inside systemctl is-active noiseclock.service)" = active ]; }
@@ -172,7 +173,7 @@ inside systemctl restart noiseclock.service
 check "credential: active with the token" active
 refused() { for _ in $(seq 50); do http_get /api/state | head -1 | grep -q ' 401 ' && return 0; sleep 0.2; done; return 1; }
 check "credential: the face refuses a request without the token" refused
-check "credential: the face answers with it" face_has Packaged "?token=$token"
+check "credential: the face answers with it" face_has Packaged "Authorization: Bearer $token"
 rm -f "$root/etc/credstore/noiseclock.face-token"
 inside systemctl restart noiseclock.service
 
