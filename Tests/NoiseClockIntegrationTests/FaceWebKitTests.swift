@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+/// The real face in WPE WebKit 2.38 through `cog` (SPEC §14: the light kiosk for small boards, the
+/// engine of Safari 16 on an old iPad), driven by `WPEWebDriver` from `Tests/Face/face_browser_test.py
+/// --browser webkit` against a real node and broker. WebKit's window is fixed at 800×600: the
+/// second size, 1280×960, is a session whose page cog zooms out (`--scale=0.625`). WebKit's
+/// WebDriver has no console log and cannot run a script before the page's own, so the node serves
+/// a copy of the face whose index.html first loads the test's instrumentation (`--prepare-face`):
+/// the errors a person would see in the console are kept by the page itself.
+@Suite("The clock face in WPE WebKit (cog) against a real node (SPEC §14, §9)")
+struct FaceWebKitTests {
+    @Test("the clock at two sizes, every panel, custom colours, timers, a session, ringing with hold-to-dismiss and no console error in WebKit")
+    func webKit() async throws {
+        for tool in ["/usr/bin/cog", "/usr/bin/WPEWebDriver"] {
+            try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
+        }
+        // No screenshots: each costs WebKit a second or more on a loaded machine, and they would be
+        // deleted with the test's folder (run the script by hand with --screenshots to look).
+        let results = try await FaceBrowserScript.run(["--browser", "webkit"], screenshots: false) { directory in
+            let folder = "\(directory)/face"
+            try FaceBrowserScript.prepareFace(folder)
+            return folder
+        }
+        // Every check named here ran (a check skipped silently would not be seen failing).
+        let names = Set(results.map(\.name))
+        var expected = [
+            "the browser is WebKit (a Safari 16 user agent)", "the test's error hook ran before the face's scripts",
+            "theme day within 1 s", "a custom digit colour is chosen with the browser's picker or the swatches",
+            "no colour is asked for as text", "digit cells equal (sans)", "digit cells equal (mono)",
+            "the panel counts the timer down", "the finished timer shows, named", "Dismiss clears it",
+            "the countdown runs from the duration", "an affirmation shows", "session fits 800x600",
+            "stop ends the session and its view", "the library lists the node's guided meditations by teacher",
+            "the seek bar moves the node's position", "rename: the entry moves to its new teacher",
+            "idle, seconds hidden: no DOM update in 5 s", "no animation-frame loop",
+            "ringing view shows", "short click on Dismiss does not dismiss", "holding Dismiss 1.2 s dismisses",
+            "a ringing alarm comes before a finished timer", "then the finished timer shows",
+            "no message key missing from the catalog", "no console errors",
+            "disconnected mark shows", "time kept while disconnected", "no errors while disconnected",
+        ]
+        for size in ["800x600", "1280x960"] {
+            expected += ["the page is \(size) at zoom \(size == "800x600" ? "1.0" : "0.625")", "fit \(size)"]
+            for panel in ["noise", "alarms", "editor", "timers", "meditation", "library", "settings"] {
+                expected += ["panel \(panel) opens \(size)", "touch targets \(panel) \(size)", "accessible names \(panel) \(size)"]
+            }
+        }
+        let missing = expected.filter { !names.contains($0) }
+        #expect(missing.isEmpty, "checks that did not run: \(missing)\nran: \(results.map(\.name))")
+        let failed = results.filter { !$0.ok }.map(\.name)
+        #expect(failed.isEmpty, "failed: \(failed)")
+    }
+}
