@@ -188,6 +188,8 @@ check "upgrade: the edited conffile is kept" grep -q "edited by deb-test" "$root
 check "upgrade: no .dpkg-dist or .dpkg-new beside it" bash -c "! ls $root/etc/noiseclock/ | grep -q dpkg"
 check "upgrade: the alarm is kept" face_has Packaged
 check "upgrade: ctl ping answers" ping_answers
+# Never restarted behind our back (a watchdog that missed its ping, a crash): only by the steps above.
+check "no restart but the ones asked for (NRestarts=0)" [ "$(inside systemctl show noiseclock.service -p NRestarts --value)" = 0 ]
 
 # 6. Remove, then purge.
 phase "apt remove, apt purge"
