@@ -67,28 +67,15 @@ const THEMES = ["night", "day", "red", "custom"];
 const LANGUAGES = [{ value: "en", label: "English" }, { value: "de", label: "Deutsch" }];
 const FONTS = ["sans", "serif", "mono", "rounded"];
 
-// Where the browser has no colour picker (WPE WebKit, cog's engine on a kiosk, makes an
-// <input type=color> a text field, and the kiosk has no keyboard), the colours are offered as
-// swatches to tap: light ones for the digits, dark ones for the background.
-const COLOR_INPUT = (() => {
-  const input = document.createElement("input");
-  input.setAttribute("type", "color");
-  return input.type === "color";
-})();
-const DIGIT_COLORS = ["#FFFFFF", "#F0B76A", "#FF8C00", "#E60000", "#7FCB8A", "#5EC8E5", "#8FA8FF"];
-const BACKGROUND_COLORS = ["#000000", "#101014", "#1A1206", "#0A1428", "#0B1A10", "#1A0000", "#FFFFFF"];
+// cog's WPE WebKit has no colour picker (and a kiosk no keyboard): swatches there.
+const PICKER = h("input", { type: "color" }).type === "color";
 
-/** A colour control: the browser's colour picker, or a row of swatches (the current colour among them). */
 function colorControl(label, value, colors, onPick) {
-  const current = String(value || "").toUpperCase();
-  if (COLOR_INPUT) {
-    return h("input", { type: "color", class: "swatch", value: current, "aria-label": label,
-      oninput: (e) => onPick(e.target.value.toUpperCase()) });
-  }
-  const options = colors.includes(current) || !/^#[0-9A-F]{6}$/.test(current) ? colors : [...colors, current];
-  const group = segmented(label, options.map((c) => ({ value: c, label: "", ariaLabel: `${label} ${c}` })), current, onPick, "palette");
-  for (const b of group.children) b.style.setProperty("--swatch", b.dataset.value);
-  return group;
+  const v = String(value).toUpperCase();
+  if (PICKER) return h("input", { type: "color", class: "swatch", value: v, "aria-label": label, oninput: (e) => onPick(e.target.value.toUpperCase()) });
+  const g = segmented(label, [...new Set([...colors, v])].filter((c) => /^#[0-9A-F]{6}$/.test(c)).map((c) => ({ value: c, label: "", ariaLabel: c })), v, onPick, "palette");
+  for (const b of g.children) b.style.background = b.dataset.value;
+  return g;
 }
 
 export class SettingsPanel {
@@ -141,13 +128,11 @@ export class SettingsPanel {
       preview({ theme: v });
       this.renderCustom();
     });
-    c.digit = colorControl(t("settings.digit_color"), f.digit_color, DIGIT_COLORS, (v) => preview({ digit_color: v }));
-    c.background = colorControl(t("settings.background_color"), f.background_color, BACKGROUND_COLORS, (v) => preview({ background_color: v }));
-    this.customRow = COLOR_INPUT
-      ? h("div", { class: "field pair" },
-        h("span", { class: "field-label", text: t("settings.digit_color") }), c.digit,
-        h("span", { class: "field-label", text: t("settings.background_color") }), c.background)
-      : h("div", {}, field(t("settings.digit_color"), c.digit), field(t("settings.background_color"), c.background));
+    c.digit = colorControl(t("settings.digit_color"), f.digit_color, ["#FFFFFF", "#F0B76A", "#FF8C00", "#E60000", "#7FCB8A", "#5EC8E5"], (v) => preview({ digit_color: v }));
+    c.background = colorControl(t("settings.background_color"), f.background_color, ["#000000", "#1A1206", "#0A1428", "#0B1A10", "#1A0000", "#FFFFFF"], (v) => preview({ background_color: v }));
+    this.customRow = h("div", { class: PICKER ? "field pair" : "field" },
+      h("span", { class: "field-label", text: t("settings.digit_color") }), c.digit,
+      h("span", { class: "field-label", text: t("settings.background_color") }), c.background);
     c.random = toggle(t("settings.random_color"), f.random_color, (on) => preview({ random_color: on }));
     c.font = segmented(t("settings.font"), FONTS.map((v) => ({ value: v, label: t("font." + v) })), f.font, (v) => preview({ font: v }));
     const pct = (v) => t("settings.percent", { value: v });
@@ -245,11 +230,7 @@ export class SettingsPanel {
     setSegmented(c.theme, f.theme);
     setSegmented(c.font, f.font);
     setToggle(c.random, f.random_color);
-    for (const [control, value] of [[c.digit, f.digit_color], [c.background, f.background_color]]) {
-      const color = String(value || "").toUpperCase();
-      if (!COLOR_INPUT) setSegmented(control, color);
-      else if (document.activeElement !== control && /^#[0-9A-F]{6}$/.test(color)) control.value = color.toLowerCase();
-    }
+    if (!PICKER) for (const k of ["digit", "background"]) setSegmented(c[k], String(f[k + "_color"]).toUpperCase());
     c.weight.set(f.weight);
     c.size.set(f.size);
     c.glow.set(f.glow);
