@@ -159,12 +159,13 @@ class Face:
         # A panel redrawn by a state update between the lookup and the click leaves a stale
         # element (seen on a loaded machine): look it up again. One still sliding in may not take
         # the click yet.
-        for attempt in range(10):
+        end = time.time() + 5
+        while True:
             try:
                 self.d.find_element("css selector", css).click()
                 break
             except (StaleElementReferenceException, ElementNotInteractableException, ElementClickInterceptedException):
-                if attempt == 9:
+                if time.time() > end:
                     raise
                 time.sleep(0.1)
         time.sleep(0.4)
@@ -264,10 +265,12 @@ class WebKitFace(Face):
         where = lambda: self.js("""const el = document.querySelector(arguments[0]);
             el.scrollIntoView({block: 'nearest', inline: 'nearest'});
             const r = el.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
-            return el.contains(document.elementFromPoint(x, y)) ? [x, y] : null;""", css)
+            const top = document.elementFromPoint(x, y);
+            return el.contains(top) ? [x, y] : `(${Math.round(x)},${Math.round(y)}) in ${innerWidth}x${innerHeight}: `
+              + (top ? top.outerHTML.slice(0, 80) : 'nothing') + (document.getElementById('dock').hidden ? ', the dock hidden' : '');""", css)
         found = []
-        if not self.until(lambda: found.append(where()) or found[-1] is not None, 1, 0.1):  # one sliding in may be covered a moment
-            raise RuntimeError(f"{css}: its centre is covered or off the page")
+        if not self.until(lambda: found.append(where()) or isinstance(found[-1], list), 5, 0.1):  # one sliding in may be covered a moment
+            raise RuntimeError(f"{css}: its centre is covered or off the page: {found[-1]}")
         at = found[-1]
         actions = ActionBuilder(self.d)
         actions.pointer_action.move_to_location(int(at[0] * self.scale), int(at[1] * self.scale)).click()
@@ -814,14 +817,21 @@ def english_in(items, patterns):
 
 def open_panel(face, name):
     """Opens a panel from the dock (shown first, the open sheet closed), and waits until it is open."""
+    hidden = lambda id: face.js("return document.getElementById(arguments[0]).hidden", id)
     for attempt in range(2):
-        if not face.js("return document.getElementById('sheet').hidden"):
-            face.click("#sheet-close")
-        if face.js("return document.getElementById('dock').hidden"):
+        if not hidden("sheet"):
+            try:
+                face.click("#sheet-close")
+            except (ElementNotInteractableException, RuntimeError):
+                if not hidden("sheet"):
+                    raise  # else the controls hid themselves meanwhile (10 s untouched, on a slow machine)
+            face.until(lambda: hidden("sheet"), 5)
+        if hidden("dock"):
             face.click("#face")
+            face.until(lambda: not hidden("dock"), 5)
         face.click(f'[data-panel="{name}"]')
         # The dock's labels can move under a click while its font loads: one more try.
-        if face.until(lambda: face.js("return document.querySelector(`[data-panel='${arguments[0]}']`).getAttribute('aria-expanded')", name) == "true", 3):
+        if face.until(lambda: face.js("return document.querySelector(`[data-panel='${arguments[0]}']`).getAttribute('aria-expanded')", name) == "true", 5):
             return
     title = face.js("return document.getElementById('sheet-title').textContent")
     report(f"the dock opens the {name} panel", False, f"twice clicked, the sheet shows {title!r}")
