@@ -114,8 +114,13 @@ public actor TimerScheduler {
         return .array(ringing.map { json($0, now: time.now()) })
     }
 
-    /// Whether a timer rings now (`dismiss` without an id stops the alarm first, then these).
-    public var isRinging: Bool { !book.ringing.isEmpty }
+    /// Whether a timer rings now (`dismiss` without an id stops the alarm first, then these),
+    /// after a look at the time: since the timers' loop last ran a ring may have timed out, or a
+    /// timer finished.
+    public func ringsNow() -> Bool {
+        advance()
+        return !book.ringing.isEmpty
+    }
 
     // MARK: Time
 

@@ -168,6 +168,33 @@ struct TimerSchedulerTests {
         #expect(await f.respond("timer/dismiss").error?.code == .conflict)
     }
 
+    @Test("dismiss decides on what rings now: a timer whose ring timed out unseen leaves it to the snoozed alarm, a timer that finished unseen is dismissed")
+    func dismissLooksFirst() async throws {
+        let f = try await AlarmFixture(configuration: ["timers.ring_timeout_s": "30"])
+        _ = try await f.add(#"{"time":"08:10","label":"Wake"}"#)
+        await f.advance(to: fire)
+        _ = try await f.ok("snooze", "PRESS")
+        #expect(f.alarmState?["state"] == "snoozed")
+        _ = try await f.startTimer(#"{"seconds":10,"label":"Tea"}"#)
+        await f.tick(10)
+        #expect(f.timers.first?["state"] == "ringing")
+        // The ring times out before the timers' loop looks again.
+        await f.clock.advance(by: .seconds(31))
+        let cancelled = try await f.ok("dismiss")
+        #expect(cancelled["state"] == "idle", "the pending snooze is cancelled: \(cancelled)")
+        #expect(f.alarmState?["state"] == "idle")
+        #expect(f.events("timer_dismissed").map { $0["reason"] } == ["timeout"])
+        #expect(f.timers.isEmpty)
+
+        // Nothing rings or is snoozed; a timer then finishes before its loop looks: dismiss stops it.
+        let eggs = try await f.startTimer(#"{"seconds":5,"label":"Eggs"}"#)
+        await f.clock.advance(by: .seconds(6))
+        let stopped = try await f.ok("dismiss")
+        #expect(stopped["timers"]?.items.map { $0["id"] } == [.string(eggs)])
+        #expect(f.events("timer_finished").count == 2)
+        #expect(f.events("timer_dismissed").last?["reason"] == "command")
+    }
+
     @Test("timer/dismiss with the id of a timer that is not ringing is a conflict and changes nothing")
     func dismissRunning() async throws {
         let f = try await AlarmFixture()

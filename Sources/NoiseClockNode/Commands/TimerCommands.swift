@@ -55,7 +55,10 @@ struct DismissCommands: CommandGroup {
 
     func addCommands(to router: inout CommandRouter) {
         router.add("dismiss") { _ in
-            if await alarms.ringingPhase != .ringing, await timers.isRinging {
+            // Both look at the time first: a ring may have begun or ended since their loops last
+            // ran, and the choice must be made on what rings now.
+            _ = await alarms.advance()
+            if await alarms.ringingPhase != .ringing, await timers.ringsNow() {
                 return ["timers": try await timers.dismiss(nil)]
             }
             return try await alarms.dismiss()
