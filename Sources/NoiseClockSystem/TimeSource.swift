@@ -37,9 +37,13 @@ public final class TimeSource: Sendable {
         var continuation: CheckedContinuation<Void, any Error>
     }
 
+    /// A sleep's entry lives from its start until it is resumed: `pending` until its continuation
+    /// is stored, then `waiting`; `cancelled` when the task was cancelled while pending. A sleep
+    /// resumed (due at once, woken, or cancelled) has no entry, so a cancellation that comes after
+    /// its resumption finds nothing and leaves nothing behind.
     private enum Entry {
+        case pending
         case waiting(Waiter)
-        /// Cancelled before its continuation was stored.
         case cancelled
     }
 
@@ -93,11 +97,15 @@ public final class TimeSource: Sendable {
     /// How many times the time thread has woken since the start.
     public var wakeCount: Int { state.withLock { $0.wakes } }
 
+    /// How many sleeps it holds (started and not yet resumed); for tests.
+    public var sleepCount: Int { state.withLock { $0.entries.count } }
+
     // MARK: Waiting
 
     private func wait(_ kind: Kind, until deadline: Int64) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
+            state.entries[state.nextID] = .pending
             return state.nextID
         }
         let priority = Task.currentPriority
@@ -123,12 +131,17 @@ public final class TimeSource: Sendable {
             }
         } onCancel: {
             let waiter = state.withLock { state -> Waiter? in
-                guard case .waiting(let waiter)? = state.entries[id] else {
+                switch state.entries[id] {
+                case .waiting(let waiter)?:
+                    state.entries[id] = nil
+                    return waiter
+                case .pending?:
                     state.entries[id] = .cancelled
                     return nil
+                case .cancelled?, nil:
+                    // Already resumed (or already cancelled): nothing to do, nothing to keep.
+                    return nil
                 }
-                state.entries[id] = nil
-                return waiter
             }
             waiter?.continuation.resume(throwing: CancellationError())
         }

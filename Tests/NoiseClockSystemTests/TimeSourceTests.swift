@@ -72,6 +72,27 @@ struct TimeSourceTests {
         #expect(ContinuousClock.now - start < .seconds(30))
     }
 
+    @Test("however a cancellation falls (before, during or just after the sleep ends), no sleep is kept once all have ended")
+    func cancellationLeavesNothing() async throws {
+        let time = self.time
+        for round in 0..<20 {
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<50 {
+                    // Deadlines from already past to a few hundred microseconds ahead, each task
+                    // cancelled around its deadline: some before the sleep is stored, some while
+                    // it waits, some after the time thread resumed it.
+                    let task = Task { try await time.sleep(for: .microseconds((index % 10) * 50)) }
+                    group.addTask {
+                        if (index + round) % 3 == 0 { await Task.yield() }
+                        task.cancel()
+                        _ = await task.result
+                    }
+                }
+            }
+        }
+        #expect(time.sleepCount == 0)
+    }
+
     @Test("a task cancelled before it sleeps does not sleep")
     func cancelledBefore() async throws {
         let task = Task {
