@@ -69,11 +69,6 @@ enum FaceBrowserScript {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var environment = FaceFixture.environment(port: port, folder: try faceFolder(directory))
         environment.merge(clock.environment) { _, new in new }
-        // libfaketime 0.9.10 "fixes" the deadline of a pthread_cond_timedwait on CLOCK_MONOTONIC by
-        // the offset, so with any offset such a wait returns at once: the node's audio thread and
-        // its main thread then spin (1.5 cores here, measured), and the browser at nice 19 beside
-        // them gets almost nothing. Without the fix the wait takes its time (measured: 0.2 s of 0.2 s).
-        environment["FAKETIME_FORCE_MONOTONIC_FIX"] = "0"
         environment["NOISECLOCK_CLOCK_TIMEZONE"] = "Europe/Berlin"
         environment["NOISECLOCK_AUDIO_DEVICE"] = "null"
         // Guided meditations by two teachers, one untagged (its file name, no teacher) and one broken.

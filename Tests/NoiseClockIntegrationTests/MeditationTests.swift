@@ -107,7 +107,9 @@ struct MeditationTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let folder = "\(directory)/meditations"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let tone = try await runToEnd("/usr/bin/sox", ["-n", "-r", "44100", "-c", "1", "\(directory)/tone.wav", "synth", "3", "sine", "440"])
+        // A minute long, so the checks made while it plays never race its end (on a loaded machine a
+        // round trip has taken over 3 s); it is then sought to its last 3 s to complete.
+        let tone = try await runToEnd("/usr/bin/sox", ["-n", "-r", "44100", "-c", "1", "\(directory)/tone.wav", "synth", "60", "sine", "440"])
         #expect(tone.code == 0, "\(tone.output)")
         let encoded = try await runToEnd(
             "/usr/bin/lame", ["--quiet", "--tt", "Evening calm", "--ta", "Ana", "\(directory)/tone.wav", "\(folder)/evening.mp3"])
@@ -127,13 +129,15 @@ struct MeditationTests {
             #expect(missing["error"]?["code"] == "not_found" && missing["error"]?["field"] == "id")
             let played = try await client.request(node.topics, "meditation/play", #"{"id":"\#(id)"}"#)
             #expect(played["data"]?["state"] == "running" && played["data"]?["kind"] == "guided")
-            #expect(played["data"]?["item"] == ["id": .string(id), "name": "Evening calm", "teacher": "Ana", "duration_s": 3])
-            let beyond = try await client.request(node.topics, "meditation/seek", "3.5")
-            #expect(beyond["error"]?["code"] == "invalid_field" && beyond["error"]?["field"] == "position_s")
-            let completed = try #require(await Self.event(client, node.topics, "meditation_completed"))
+            #expect(played["data"]?["item"] == ["id": .string(id), "name": "Evening calm", "teacher": "Ana", "duration_s": 60])
+            let beyond = try await client.request(node.topics, "meditation/seek", "60.5")
+            #expect(beyond["error"]?["code"] == "invalid_field" && beyond["error"]?["field"] == "position_s", "\(beyond.serialized)")
+            let sought = try await client.request(node.topics, "meditation/seek", "57")
+            #expect(sought["data"]?["state"] == "running", "\(sought.serialized)")
+            let completed = try #require(await Self.event(client, node.topics, "meditation_completed", timeout: .seconds(30)))
             #expect(completed["kind"] == "guided" && completed["id"] == .string(id))
             let done = try #require(await Self.state(client, node.topics, "completed"))
-            #expect(done["position_s"] == 3)
+            #expect(done["position_s"] == 60)
             let statsTopic = node.topics.state(StateTopic.meditationStats)
             let recorded = await eventually(timeout: .seconds(10)) {
                 client.messages(on: statsTopic).contains { (try? JSONValue.parse($0.payload))?["sessions"] == 1 }
