@@ -223,7 +223,11 @@ struct FaceTests {
             let other = try await FaceWebSocket(port: port)
             defer { Task { await other.close() } }
             let big = try await FaceWebSocket(port: port)
-            try await big.send(String(repeating: "x", count: 70 * 1024))
+            // The node may close as soon as it has read the frame's length, while the rest of the
+            // frame is still being written (with TCP_NODELAY the header goes out on its own): the
+            // write then fails on the closed channel. The close frame has come all the same, and a
+            // frame that never reached the node would get no 1009 below.
+            try? await big.send(String(repeating: "x", count: 70 * 1024))
             #expect(await big.waitUntilClosed())
             #expect(big.closeCode == 1009)
             #expect(try await other.command("ping")["status"] == "ok")
