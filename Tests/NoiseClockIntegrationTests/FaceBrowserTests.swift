@@ -13,19 +13,17 @@ private func at(_ text: String) throws -> Date {
 }
 
 /// A tone of `seconds` made by sox, as an MP3 tagged by lame (`--tt NAME --ta TEACHER`, or untagged).
-private func makeMP3(_ path: String, seconds: Int, tags: [String]) throws {
-    try runTool("/usr/bin/sox", ["-n", "-r", "44100", "-c", "1", path + ".wav", "synth", "\(seconds)", "sine", "220", "vol", "0.2"])
-    try runTool("/usr/bin/lame", ["--quiet"] + tags + [path + ".wav", path])
+/// Waits for the tools without blocking a thread: the suite shares two cooperative threads, and the
+/// Chromium and WebKit tests making their files at once with `waitUntilExit` held both for seconds.
+private func makeMP3(_ path: String, seconds: Int, tags: [String]) async throws {
+    try await runTool("/usr/bin/sox", ["-n", "-r", "44100", "-c", "1", path + ".wav", "synth", "\(seconds)", "sine", "220", "vol", "0.2"])
+    try await runTool("/usr/bin/lame", ["--quiet"] + tags + [path + ".wav", path])
     try FileManager.default.removeItem(atPath: path + ".wav")
 }
 
-private func runTool(_ tool: String, _ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    try process.run()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "\(tool) \(arguments) failed")
+private func runTool(_ tool: String, _ arguments: [String]) async throws {
+    let run = try await runToEnd(tool, arguments)
+    try #require(run.code == 0, "\(tool) \(arguments) failed: \(run.output)")
 }
 
 /// `Tests/Face/face_browser_test.py` run against a real node and broker, in one browser. Shared by
@@ -74,9 +72,9 @@ enum FaceBrowserScript {
         // Guided meditations by two teachers, one untagged (its file name, no teacher) and one broken.
         let meditations = "\(directory)/meditations"
         try FileManager.default.createDirectory(atPath: meditations, withIntermediateDirectories: true)
-        try makeMP3("\(meditations)/body-scan.mp3", seconds: 20, tags: ["--tt", "Body Scan", "--ta", "Tara Brach"])
-        try makeMP3("\(meditations)/morning.mp3", seconds: 20, tags: ["--tt", "Morning Breath", "--ta", "Jon Kabat-Zinn"])
-        try makeMP3("\(meditations)/evening-rest.mp3", seconds: 12, tags: [])
+        try await makeMP3("\(meditations)/body-scan.mp3", seconds: 20, tags: ["--tt", "Body Scan", "--ta", "Tara Brach"])
+        try await makeMP3("\(meditations)/morning.mp3", seconds: 20, tags: ["--tt", "Morning Breath", "--ta", "Jon Kabat-Zinn"])
+        try await makeMP3("\(meditations)/evening-rest.mp3", seconds: 12, tags: [])
         try "not an MP3\n".write(toFile: "\(meditations)/broken.mp3", atomically: true, encoding: .utf8)
         environment["NOISECLOCK_MEDITATIONS_DIR"] = meditations
         return try await withNode(environment: environment) { node, process, client in
