@@ -56,7 +56,7 @@ enum FaceBrowserScript {
     /// other than 0.
     static func run(
         _ arguments: [String], screenshots: Bool = true,
-        faceFolder: (_ directory: String) throws -> String = { _ in "\(checkout)/Resources/face" }
+        faceFolder: (_ directory: String) async throws -> String = { _ in "\(checkout)/Resources/face" }
     ) async throws -> [Check] {
         for tool in ["/usr/bin/python3", "/usr/bin/nice", "/usr/bin/sox", "/usr/bin/lame"] {
             try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
@@ -65,7 +65,7 @@ enum FaceBrowserScript {
         let clock = try await FakeTime(at: try at("2026-06-15T07:00:00+02:00"))
         let directory = try makeTemporaryDirectory("face-browser")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var environment = FaceFixture.environment(port: port, folder: try faceFolder(directory))
+        var environment = FaceFixture.environment(port: port, folder: try await faceFolder(directory))
         environment.merge(clock.environment) { _, new in new }
         environment["NOISECLOCK_CLOCK_TIMEZONE"] = "Europe/Berlin"
         environment["NOISECLOCK_AUDIO_DEVICE"] = "null"
@@ -111,8 +111,8 @@ enum FaceBrowserScript {
 
     /// Runs `python3 face_browser_test.py --prepare-face folder`: a copy of the face whose page runs
     /// the test's instrumentation (Tests/Face/face_init.js) before its own scripts.
-    static func prepareFace(_ folder: String) throws {
-        try runTool("/usr/bin/python3", [path, "--prepare-face", folder])
+    static func prepareFace(_ folder: String) async throws {
+        try await runTool("/usr/bin/python3", [path, "--prepare-face", folder])
     }
 }
 

@@ -19,7 +19,7 @@ struct FaceWebKitTests {
         // deleted with the test's folder (run the script by hand with --screenshots to look).
         let results = try await FaceBrowserScript.run(["--browser", "webkit"], screenshots: false) { directory in
             let folder = "\(directory)/face"
-            try FaceBrowserScript.prepareFace(folder)
+            try await FaceBrowserScript.prepareFace(folder)
             return folder
         }
         // Every check named here ran (a check skipped silently would not be seen failing).
