@@ -53,6 +53,22 @@ struct LayoutTests {
         }
     }
 
+    @Test("docs/architecture.md names every command group and every document the node stores")
+    func groupsAndDocuments() throws {
+        let doc = try String(contentsOfFile: "\(root)/docs/architecture.md", encoding: .utf8)
+        var groups: [String] = [], documents: [String] = []
+        for file in swiftFiles(under: "Sources/NoiseClockNode") + swiftFiles(under: "Sources/NoiseClockCore") {
+            let text = try String(contentsOfFile: "\(root)/\(file)", encoding: .utf8)
+            groups += text.matches(of: /struct ([A-Za-z]+): CommandGroup/).map { String($0.1) }
+            documents += text.matches(of: /static let documentName = "([^"]+)"/).map { String($0.1) }
+        }
+        #expect(groups.count >= 9, "\(groups)")
+        #expect(documents.count >= 6, "\(documents)")
+        for name in groups + documents {
+            #expect(doc.contains("`\(name)`"), "docs/architecture.md does not name \(name)")
+        }
+    }
+
     @Test("no source file is over 400 lines")
     func fileLength() throws {
         for file in swiftFiles(under: "Sources") {
