@@ -200,20 +200,21 @@ public enum ConfigurationSchema {
         return id.isEmpty ? "noiseclock" : id
     }
 
-    /// Resolves the configuration: an environment variable wins over the file, the file over the default.
-    ///
-    /// - Parameters:
-    ///   - file: the file's scalar values by dotted key path (`mqtt.port` → `"1883"`).
-    ///   - fileName: named in error messages.
     /// The secrets systemd can hand the node as credentials (`LoadCredential=`, SPEC §14): the
     /// credential's name and the key whose file it replaces.
     public static let credentials: [(name: String, key: String)] = [
         ("mqtt-password", "mqtt.password_file"), ("face-token", "face.token_file"),
     ]
 
-    /// `credentials` maps a key of `credentials` above to the file systemd made for it
-    /// (`$CREDENTIALS_DIRECTORY/NAME`): it wins over the environment and the file, because the
-    /// unit that passes a credential is the deployment's own choice.
+    /// Resolves the configuration: a credential wins over an environment variable, an environment
+    /// variable over the file, the file over the default.
+    ///
+    /// - Parameters:
+    ///   - file: the file's scalar values by dotted key path (`mqtt.port` → `"1883"`).
+    ///   - fileName: named in error messages.
+    ///   - credentials: by a key of `credentials` above, the file systemd made for it
+    ///     (`$CREDENTIALS_DIRECTORY/NAME`); it wins because the unit that passes a credential is
+    ///     the deployment's own choice.
     public static func resolve(
         file: [String: String], fileName: String?, environment: [String: String], hostname: String,
         credentials: [String: String] = [:]
