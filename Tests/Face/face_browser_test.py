@@ -1118,6 +1118,25 @@ def check_ringing_german(face):
     face.cmd("settings", {"language": before})
 
 
+def restore_settings(face, before):
+    """Puts back the settings the run changed (`before` is the node's settings at the start)."""
+    face_before = before.get("face", {})
+    restore = {k: face_before[k] for k in ("theme", "font", "night") if k in face_before}
+    face.cmd("settings", {"face": restore, "show_seconds": before.get("show_seconds", False),
+                          "language": before.get("language", "en")})
+
+
+def check_page_health(face, check_disconnect):
+    """No message key missing and no console error; then, when asked, the node stopped under the page."""
+    face.collect_missing()
+    report("no message key missing from the catalog", not face.missing, ", ".join(sorted(face.missing)))
+    face.logs()
+    report("no console errors", not face.console, " | ".join(face.console[:3]))
+    if check_disconnect:
+        face.load()
+        check_disconnected(face, True)
+
+
 def check_disconnected(face, wait_for_stop):
     """The page marks itself disconnected, strikes state-dependent overlays and keeps the time."""
     if wait_for_stop:
@@ -1215,16 +1234,8 @@ def main():
                     if face.clock_offset is not None and run("german"):
                         check_ringing_german(face)
             finally:
-                restore = {k: face_before[k] for k in ("theme", "font", "night") if k in face_before}
-                face.cmd("settings", {"face": restore, "show_seconds": before.get("show_seconds", False),
-                                      "language": before.get("language", "en")})
-            face.collect_missing()
-            report("no message key missing from the catalog", not face.missing, ", ".join(sorted(face.missing)))
-            face.logs()
-            report("no console errors", not face.console, " | ".join(face.console[:3]))
-            if args.check_disconnect:
-                face.load()
-                check_disconnected(face, True)
+                restore_settings(face, before)
+            check_page_health(face, args.check_disconnect)
     finally:
         face.quit()
     sys.exit(1 if failures else 0)
@@ -1273,16 +1284,9 @@ def run_webkit(face, args, run):
         if args.check_ringing:
             check_ringing(face, args.ring_command, args.ring_at, args.ringing_timeout)
     finally:
-        restore = {k: face_before[k] for k in ("theme", "font", "night") if k in face_before}
-        face.cmd("settings", {"face": restore, "show_seconds": before.get("show_seconds", False),
-                              "language": before.get("language", "en")})
-    face.collect_missing()
-    report("no message key missing from the catalog", not face.missing, ", ".join(sorted(face.missing)))
-    face.logs()
-    report("no console errors", not face.console, " | ".join(face.console[:3]))
+        restore_settings(face, before)
+    check_page_health(face, args.check_disconnect)
     if args.check_disconnect:
-        face.load()
-        check_disconnected(face, True)
         face.logs()
         # The node gone, the page's own reconnecting is all that may fail; nothing else.
         report("no errors while disconnected", not face.console, " | ".join(face.console[:3]))
