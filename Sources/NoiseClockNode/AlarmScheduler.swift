@@ -23,7 +23,6 @@ public actor AlarmScheduler {
         return (state ?? State(), problem)
     }
 
-    let store: any Store
     let hub: StateHub
     let time: NodeTime
     let noise: NoisePlayer?
@@ -34,7 +33,16 @@ public actor AlarmScheduler {
     /// Told the alarms each time `B/alarms` is published (Home Assistant's per-alarm switches).
     let alarmsPublished: (@Sendable ([Alarm]) -> Void)?
 
-    private(set) var state: State
+    /// `alarms.json`: what is durable and acted on, and the changes waiting for their write.
+    var ledger: Ledger<State, Effect>
+    /// The alarms, their handled occurrences and the ring in progress, as stored.
+    var state: State { ledger.current }
+    /// What a change brings about once it is current: the alarm it answers with, and the tones
+    /// and events of a ring it cancelled.
+    struct Effect {
+        var id: String?
+        var outcomes: [Ringing.Outcome] = []
+    }
     /// The next fire of each enabled alarm, as the last look worked it out.
     var nextFires: [String: Date] = [:]
     /// The wall clock at the last look: a later look that reads earlier means it was set back.
@@ -48,9 +56,17 @@ public actor AlarmScheduler {
         state: State, store: any Store, hub: StateHub, time: NodeTime, noise: NoisePlayer?, library: SoundLibrary,
         alarms: Configuration.Alarms, logger: Logger, alarmsPublished: (@Sendable ([Alarm]) -> Void)? = nil
     ) {
+        self.init(
+            state: state, writer: StoreWriter(store: store), hub: hub, time: time, noise: noise, library: library, alarms: alarms,
+            logger: logger, alarmsPublished: alarmsPublished)
+    }
+
+    public init(
+        state: State, writer: StoreWriter, hub: StateHub, time: NodeTime, noise: NoisePlayer?, library: SoundLibrary,
+        alarms: Configuration.Alarms, logger: Logger, alarmsPublished: (@Sendable ([Alarm]) -> Void)? = nil
+    ) {
         self.alarmsPublished = alarmsPublished
-        self.state = state
-        self.store = store
+        self.ledger = Ledger(Self.documentName, state, writer: writer) { $0.stored }
         self.hub = hub
         self.time = time
         self.noise = noise
@@ -63,10 +79,11 @@ public actor AlarmScheduler {
     // MARK: Verbs
 
     public func add(_ draft: AlarmDraft) async throws(CommandError) -> JSONValue {
-        try await change { state, now throws(CommandError) in
-            var draft = draft
-            if let sound = draft.fields.sound { draft.fields.sound = try alarmSound(sound) }
-            let alarm = try state.book.add(draft, id: newID(in: state.book), defaultSound: defaultSound)
+        var draft = draft
+        if let sound = draft.fields.sound { draft.fields.sound = try alarmSound(sound) }
+        let id = newID(in: ledger.staged.book), defaultSound = defaultSound
+        return try await change { [draft] state, now, _ throws(CommandError) in
+            let alarm = try state.book.add(draft, id: id, defaultSound: defaultSound)
             // A new alarm has no past: only occurrences from now on count.
             state.book.handled(alarm.id, at: now)
             return alarm.id
@@ -74,54 +91,56 @@ public actor AlarmScheduler {
     }
 
     public func update(_ patch: AlarmPatch) async throws(CommandError) -> JSONValue {
-        try await change { state, now throws(CommandError) in
-            var patch = patch
-            if let sound = patch.fields.sound { patch.fields.sound = try alarmSound(sound) }
+        var patch = patch
+        if let sound = patch.fields.sound { patch.fields.sound = try alarmSound(sound) }
+        return try await change { [patch] state, now, outcomes throws(CommandError) in
             let alarm = try state.book.update(patch)
             state.book.handled(alarm.id, at: now)
-            if !alarm.enabled { cancelSession(of: alarm.id, in: &state, now: now) }
+            if !alarm.enabled { outcomes += Self.cancelSession(of: alarm.id, in: &state, now: now) }
             return alarm.id
         }
     }
 
     public func delete(_ id: String) async throws(CommandError) -> JSONValue {
-        var deleted: Alarm?
-        _ = try await change { state, now throws(CommandError) in
-            deleted = try state.book.delete(id)
+        let deleted = try ledger.staged.book.alarm(id)
+        _ = try await change { state, now, outcomes throws(CommandError) in
+            _ = try state.book.delete(id)
             state.announced[id] = nil
-            cancelSession(of: id, in: &state, now: now)
+            outcomes += Self.cancelSession(of: id, in: &state, now: now)
             return nil
         }
-        return deleted.map { $0.json(nextFire: nil) } ?? .null
+        return deleted.json(nextFire: nil)
     }
 
     public func duplicate(_ id: String) async throws(CommandError) -> JSONValue {
-        try await change { state, now throws(CommandError) in
-            let copy = try state.book.duplicate(id, newID: newID(in: state.book))
+        let newID = newID(in: ledger.staged.book)
+        return try await change { state, now, _ throws(CommandError) in
+            let copy = try state.book.duplicate(id, newID: newID)
             state.book.handled(copy.id, at: now)
             return copy.id
         }
     }
 
     public func setEnabled(_ id: String, _ enabled: Bool) async throws(CommandError) -> JSONValue {
-        try await change { state, now throws(CommandError) in
+        try await change { state, now, outcomes throws(CommandError) in
             _ = try state.book.setEnabled(id, enabled)
             // Switched on again, it starts from now: what passed while it was off is not missed.
             state.book.handled(id, at: now)
-            if !enabled { cancelSession(of: id, in: &state, now: now) }
+            if !enabled { outcomes += Self.cancelSession(of: id, in: &state, now: now) }
             return id
         }
     }
 
     public func skipNext(_ id: String) async throws(CommandError) -> JSONValue {
-        try await change { state, now throws(CommandError) in
-            _ = try state.book.skipNext(id, now: max(now, state.book.lastHandled[id] ?? now), in: time.zone())
+        let zone = time.zone()
+        return try await change { state, now, _ throws(CommandError) in
+            _ = try state.book.skipNext(id, now: max(now, state.book.lastHandled[id] ?? now), in: zone)
             return id
         }
     }
 
     public func unskip(_ id: String) async throws(CommandError) -> JSONValue {
-        try await change { state, _ throws(CommandError) in
+        try await change { state, _, _ throws(CommandError) in
             _ = try state.book.unskip(id)
             return id
         }
@@ -192,27 +211,48 @@ public actor AlarmScheduler {
 
     // MARK: Changes
 
-    /// Runs an alarm change on a copy, stores it, then makes it current and publishes it. The
-    /// schedule first catches up, so nothing due under the old alarms is lost by the change.
-    func change(_ body: (inout State, Date) throws(CommandError) -> String?) async throws(CommandError) -> JSONValue {
+    /// Stages an alarm change (`Ledger`), waits for its write without holding the node's thread,
+    /// then carries out what it brought about and publishes. The schedule first catches up, so
+    /// nothing due under the old alarms is lost by the change. The change is a pure function of
+    /// the state and the instant it was asked at: it runs again on what is current when its write
+    /// is durable, after any ring that came in between.
+    func change(
+        _ body: @escaping (inout State, Date, inout [Ringing.Outcome]) throws(CommandError) -> String?
+    ) async throws(CommandError) -> JSONValue {
         await advance()
         let now = time.now()
-        var next = state
-        pendingOutcomes = []
-        let id = try body(&next, now)
-        let outcomes = pendingOutcomes
-        pendingOutcomes = []
-        try commit(next)
-        await perform(outcomes)
-        refreshNextFires(now: now)
-        wake()
-        guard let id, let alarm = state.book.alarms.first(where: { $0.id == id }) else { return .null }
+        let staged = try ledger.stage { state throws(CommandError) in
+            var outcomes: [Ringing.Outcome] = []
+            let id = try body(&state, now, &outcomes)
+            return Effect(id: id, outcomes: outcomes)
+        }
+        let effect: Effect
+        switch staged {
+        case .unchanged(let unchanged):
+            effect = unchanged
+        case .queued(let seq, let ticket):
+            let outcome: Result<Void, StoreFailure>
+            do {
+                try await ticket.wait()
+                outcome = .success(())
+            } catch {
+                outcome = .failure(error)
+            }
+            let (made, result) = ledger.settle(seq, outcome, what: "alarms")
+            for earlier in made { await perform(earlier.outcomes) }
+            effect = try result.get()
+            await perform(effect.outcomes)
+            refreshNextFires(now: time.now())
+            wake()
+        }
+        guard let id = effect.id, let alarm = state.book.alarms.first(where: { $0.id == id }) else { return .null }
         return alarm.json(nextFire: nextFires[id].map { ISOTime.string($0, in: time.zone()) })
     }
 
-    /// Snooze or dismiss: a change of the ringing state, stored before it is answered. Unlike
-    /// other changes, these take effect even when they cannot be stored: a ringing alarm must
-    /// always be stoppable. The failure is logged; after a restart the stored ring goes on.
+    /// Snooze or dismiss: a change of the ringing state. Unlike other changes, these take effect
+    /// at once, like the clock's, and even when they cannot be stored: a ringing alarm must always
+    /// be stoppable. The answer waits for the write; a failure is logged, and after a restart the
+    /// stored ring goes on.
     func act(_ body: (inout Ringing, Date) -> [Ringing.Outcome]?) async throws(CommandError) -> JSONValue {
         await advance()
         let now = time.now()
@@ -221,54 +261,36 @@ public actor AlarmScheduler {
             throw CommandError(.conflict, "no alarm is ringing or snoozed")
         }
         AlarmClockwork.settle(outcomes, in: &next)
-        do {
-            try commit(next)
-        } catch {
-            logger.error("snooze or dismiss could not be stored; acting on it anyway", metadata: ["error": "\(error)"])
-            state = next
-        }
+        let ticket = ledger.adopt(next)
         await perform(outcomes)
         refreshNextFires(now: now)
         wake()
-        return state.ringing.json { ISOTime.string($0, in: time.zone()) }
+        let answer = state.ringing.json { ISOTime.string($0, in: time.zone()) }
+        do {
+            try await ticket?.wait()
+        } catch {
+            logger.error("snooze or dismiss could not be stored; acting on it anyway", metadata: ["error": "\(error)"])
+        }
+        return answer
     }
 
-    /// Outcomes of cancelling a session inside a change, carried out once the change is stored.
-    var pendingOutcomes: [Ringing.Outcome] = []
-
-    func cancelSession(of id: String, in state: inout State, now: Date) {
+    /// Ends the ring or snooze of alarm `id` within a change; returns what that brings about.
+    static func cancelSession(of id: String, in state: inout State, now: Date) -> [Ringing.Outcome] {
         let outcomes = state.ringing.cancel(alarmID: id, at: now)
         AlarmClockwork.settle(outcomes, in: &state)
-        pendingOutcomes += outcomes
+        return outcomes
     }
 
-    func commit(_ next: State) throws(CommandError) {
-        guard next != state else { return }
-        do {
-            try store.save(Self.documentName, next.stored)
-        } catch {
-            throw CommandError(.unavailable, "alarms could not be stored: \(error)")
-        }
-        state = next
-    }
-
-    /// For changes the clock brings. They are heard first and stored right after: the store's
-    /// fsync can take tens of milliseconds on an SD card, and an alarm is timed by its `alarm_ringing`.
-    /// A crash in between is safe: the occurrence is then still due at the restart, and a ring
-    /// interrupted by a restart rings again anyway. When the change cannot be stored it still
-    /// happens (an alarm rings whether or not the disk is writable), and the failure is logged.
+    /// For changes the clock brings. They are heard at once and stored without waiting: the
+    /// store's fsync can take hundreds of milliseconds on an SD card, and an alarm is timed by its
+    /// `alarm_ringing`. A crash in between is safe: the occurrence is then still due at the
+    /// restart, and a ring interrupted by a restart rings again anyway. When the change cannot be
+    /// stored it still happens (an alarm rings whether or not the disk is writable); the writer
+    /// logs the failure and `B/status` reports it.
     func adopt(_ next: State, performing outcomes: [Ringing.Outcome] = [], then report: () -> Void = {}) async {
-        let changed = next != state
-        state = next
+        ledger.adopt(next)
         report()
         await perform(outcomes)
-        guard changed else { return }
-        do {
-            // `state`, not `next`: a change made while the tone started is stored too.
-            try store.save(Self.documentName, state.stored)
-        } catch {
-            logger.error("alarms could not be stored", metadata: ["error": "\(error)"])
-        }
     }
 
 }

@@ -63,11 +63,12 @@ public actor MeditationLibrary {
     }
 
     private let directory: String
-    private let store: any Store
     private let hub: StateHub
     private let logger: Logger
     private var scanned: [Scanned] = []
-    private var renames: [String: Rename]
+    /// `meditations.json`: the renames as stored, and those waiting for their write.
+    private var ledger: Ledger<[String: Rename], Void>
+    private var renames: [String: Rename] { ledger.current }
     private var folderProblem: String?
     /// What went wrong reading `meditations.json` (it was moved aside), shown with the folder's problem.
     private let storeProblem: String?
@@ -77,13 +78,17 @@ public actor MeditationLibrary {
     private var waitingToScan: [CheckedContinuation<Void, Never>] = []
 
     public init(directory: String, store: any Store, hub: StateHub, logger: Logger) {
+        self.init(directory: directory, writer: StoreWriter(store: store), hub: hub, logger: logger)
+    }
+
+    public init(directory: String, writer: StoreWriter, hub: StateHub, logger: Logger) {
         self.directory = directory
-        self.store = store
+        let store = writer.store
         self.hub = hub
         self.logger = logger
         let (renames, problem) = Self.loadRenames(from: store)
         if let problem { logger.error("stored meditation renames were unreadable", metadata: ["problem": "\(problem)"]) }
-        self.renames = renames
+        self.ledger = Ledger(Self.documentName, renames, writer: writer) { Self.json(renames: $0) }
         storeProblem = problem
         json = Self.json(items: [], problem: problem)
     }
@@ -126,25 +131,29 @@ public actor MeditationLibrary {
 
     /// Renames entry `id`: `name` and `teacher` nil keep what is shown, empty go back to the tag's
     /// value (or the file name). Stored before it is applied; the file is never written.
-    public func edit(id: String, name: String?, teacher: String?) throws(CommandError) -> JSONValue {
+    public func edit(id: String, name: String?, teacher: String?) async throws(CommandError) -> JSONValue {
         let name = try name.map { text throws(CommandError) in try Self.checkedText(text, field: "name") }
         let teacher = try teacher.map { text throws(CommandError) in try Self.checkedText(text, field: "teacher") }
         guard let entry = scanned.first(where: { $0.id == id }) else {
             throw CommandError(.notFound, "no guided meditation with id \"\(id)\"", field: "id")
         }
-        var rename = renames[id] ?? Rename()
-        if let name { rename.name = name.isEmpty ? nil : name }
-        if let teacher { rename.teacher = teacher.isEmpty ? nil : teacher }
-        if rename != renames[id] ?? Rename() {
-            var changed = renames
-            changed[id] = rename == Rename() ? nil : rename
+        let staged = try ledger.stage { renames in
+            var rename = renames[id] ?? Rename()
+            if let name { rename.name = name.isEmpty ? nil : name }
+            if let teacher { rename.teacher = teacher.isEmpty ? nil : teacher }
+            renames[id] = rename == Rename() ? nil : rename
+        }
+        if case .queued(let seq, let ticket) = staged {
+            let outcome: Result<Void, StoreFailure>
             do {
-                try store.save(Self.documentName, Self.json(renames: changed))
+                try await ticket.wait()
+                outcome = .success(())
             } catch {
-                throw CommandError(.unavailable, "the rename could not be stored: \(error)")
+                outcome = .failure(error)
             }
-            renames = changed
+            let result = ledger.settle(seq, outcome, what: "the rename").result
             refresh()
+            try result.get()
         }
         return Self.json(Self.applying(renames[id], to: entry), file: entry.file)
     }

@@ -26,14 +26,15 @@ public actor MeditationSession {
     let arbiter: AudioArbiter?
     let sounds: SoundLibrary
     let guided: GuidedLibrary?
-    let store: any Store
     let logger: Logger
     let fadeFrames: Int
     nonisolated let wakeUp = WakeUp()
 
     /// The session under way or completed; nil when idle.
     var session: Session?
-    var history: MeditationHistory
+    /// `meditation-history.json`: the sessions as stored, and those waiting for their write.
+    var ledger: Ledger<MeditationHistory, Void>
+    var history: MeditationHistory { ledger.current }
     /// The wall clock at the last look: a later look that reads earlier means it was set back.
     var lastLook: Date?
     /// While the completion gong rings out the output stays claimed, until this instant.
@@ -47,15 +48,23 @@ public actor MeditationSession {
         hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, sounds: SoundLibrary, guided: GuidedLibrary? = nil,
         store: any Store, fadeMilliseconds: Int, logger: Logger
     ) {
+        self.init(
+            hub: hub, time: time, arbiter: arbiter, sounds: sounds, guided: guided, writer: StoreWriter(store: store),
+            fadeMilliseconds: fadeMilliseconds, logger: logger)
+    }
+
+    public init(
+        hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, sounds: SoundLibrary, guided: GuidedLibrary? = nil,
+        writer: StoreWriter, fadeMilliseconds: Int, logger: Logger
+    ) {
         self.hub = hub
         self.time = time
         self.arbiter = arbiter
         self.sounds = sounds
         self.guided = guided
-        self.store = store
         self.logger = logger
         self.fadeFrames = AudioFormat.frames(milliseconds: fadeMilliseconds)
-        history = Self.loadHistory(from: store, logger: logger)
+        ledger = Ledger(MeditationHistory.documentName, Self.loadHistory(from: writer.store, logger: logger), writer: writer) { $0.stored }
         // An alarm or a ringing timer starting or ending wakes the service: a guided meditation
         // pauses or plays on, and `B/meditation` says so.
         let wakeUp = self.wakeUp
@@ -127,13 +136,15 @@ public actor MeditationSession {
 
     /// `meditation/stop`: ends the session (recorded when some of it was meditated), or clears a
     /// completed one.
-    public func stop() throws(CommandError) -> JSONValue {
+    /// The session stops at once; the answer waits for its record's write (a failure is logged).
+    public func stop() async throws(CommandError) -> JSONValue {
         advance()
         let now = time.now()
         guard let session else { throw CommandError(.conflict, "no meditation is under way") }
+        var recording: StoreTicket?
         if stateName(at: now) != "completed" {
             let meditated = session.meditated(at: now)
-            if meditated > 0 { record(session, meditated: meditated, completed: false) }
+            if meditated > 0 { recording = record(session, meditated: meditated, completed: false) }
             var details = session.eventDetails
             details["elapsed_s"] = .number(meditated.rounded(.down))
             details["minutes"] = .number(Double(MeditationRecord.minutes(meditated: meditated)))
@@ -144,7 +155,13 @@ public actor MeditationSession {
         sounds.keepReady([], for: Self.gongOwner)
         silenceAll()
         changed(at: now)
-        return state(at: now)
+        let answer = state(at: now)
+        do {
+            try await recording?.wait()
+        } catch {
+            logger.error("a stopped meditation could not be recorded", metadata: ["error": "\(error)"])
+        }
+        return answer
     }
 
     // MARK: Time
@@ -251,17 +268,17 @@ public actor MeditationSession {
         wakeUp.wake()
     }
 
-    /// Appends a session to the history (stored at once) and publishes the stats.
-    func record(_ session: Session, meditated: TimeInterval, completed: Bool) {
-        history.append(
+    /// Appends a session to the history: at once, like the clock's changes, and stored without
+    /// waiting (the ticket says when it is durable). When it cannot be stored it is still counted
+    /// until the node restarts; the failure is logged and `B/status` reports it.
+    @discardableResult
+    func record(_ session: Session, meditated: TimeInterval, completed: Bool) -> StoreTicket? {
+        var next = history
+        next.append(
             MeditationRecord(
                 startedAt: session.startedAt, minutes: MeditationRecord.minutes(meditated: meditated), kind: session.kind,
                 completed: completed))
-        do {
-            try store.save(MeditationHistory.documentName, history.stored)
-        } catch {
-            logger.error("the meditation history could not be stored", metadata: ["error": "\(error)"])
-        }
+        return ledger.adopt(next)
     }
 
     /// Publishes `B/meditation` and the stats (the hub passes on changes only).

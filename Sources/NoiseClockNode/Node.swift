@@ -8,6 +8,7 @@ import NoiseClockMQTT
 import NoiseClockPower
 import NoiseClockSystem
 import ServiceLifecycle
+import Synchronization
 
 /// The node: its state, its verbs, and the services that run it. `@main` only loads the
 /// configuration and calls `Node.run`; tests build the same node with fakes.
@@ -16,6 +17,8 @@ public struct Node: Sendable {
     public let transport: any MQTTTransport
     /// Every retained state and event; the MQTT publisher is its first subscriber.
     public let hub: StateHub
+    /// Writes the stored documents on a thread of its own (group commit, one failure policy).
+    public let writer: StoreWriter
     public let time: NodeTime
     public let settings: SettingsModel
     public let status: StatusBoard
@@ -54,7 +57,20 @@ public struct Node: Sendable {
         let hub = StateHub()
         hub.subscribe(MQTTStatePublisher(transport: transport, topics: configuration.topics).handle)
         self.hub = hub
-        let settings = SettingsModel(configured: configuration.clock, store: store, hub: hub, logger: logger)
+        // The writer's health is `B/status`'s `storage`; the board is made below, after the settings.
+        let storage = StatusSlot()
+        let board = Mutex<StatusBoard?>(nil)
+        let writer = StoreWriter(store: store) { problem in
+            if let problem {
+                logger.error("the state folder cannot be written", metadata: ["error": "\(problem)"])
+            } else {
+                logger.notice("the state folder can be written again")
+            }
+            storage.value = problem.map { ["ok": false, "error": .string($0)] } ?? ["ok": true, "error": nil]
+            if let status = board.withLock({ $0 }) { Task(executorPreference: NodeExecutor.shared) { status.publish() } }
+        }
+        self.writer = writer
+        let settings = SettingsModel(configured: configuration.clock, writer: writer, hub: hub, logger: logger)
         self.settings = settings
         let time = NodeTime(clock: clock, settings: settings)
         self.time = time
@@ -66,13 +82,16 @@ public struct Node: Sendable {
             status: NodeStatus(
                 startedAt: clock.now(), audioDevice: configuration.audio.device, audio: { audio?.status },
                 batterySource: battery?.name ?? "none",
-                problems: storeProblems + [settings.loadProblem, stored.problem, storedTimers.problem].compactMap { $0 }),
+                problems: storeProblems + [settings.loadProblem, stored.problem, storedTimers.problem].compactMap { $0 },
+                storage: storage),
             hub: hub, time: time)
+        let madeStatus = status
+        board.withLock { $0 = madeStatus }
         let arbiter = audio.map { AudioArbiter(output: $0, fadeFrames: AudioFormat.frames(milliseconds: configuration.audio.fadeMilliseconds)) }
         self.arbiter = arbiter
         noise = arbiter.map {
             NoisePlayer(
-                library: sounds, arbiter: $0, store: store, hub: hub, time: time,
+                library: sounds, arbiter: $0, writer: writer, hub: hub, time: time,
                 fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
         }
         // Names and options in the language in force, made again in the new one when the
@@ -89,20 +108,20 @@ public struct Node: Sendable {
         if let homeAssistant { hub.subscribe(homeAssistant.handle) }
         self.homeAssistant = homeAssistant
         alarms = AlarmScheduler(
-            state: stored.state, store: store, hub: hub, time: time, noise: noise, library: sounds,
+            state: stored.state, writer: writer, hub: hub, time: time, noise: noise, library: sounds,
             alarms: configuration.alarms, logger: logger, alarmsPublished: homeAssistant.map(Self.alarmsHook))
         let timers = TimerScheduler(
-            book: storedTimers.book, store: store, hub: hub, time: time, arbiter: arbiter, library: sounds,
+            book: storedTimers.book, writer: writer, hub: hub, time: time, arbiter: arbiter, library: sounds,
             ringTimeoutSeconds: configuration.timers.ringTimeoutSeconds, graceMinutes: configuration.alarms.missedGraceMinutes,
             logger: logger)
         self.timers = timers
         let display = DisplayController(
             hub: hub, time: time, screen: screen, sun: Self.sun(configuration.display, time: time), logger: logger)
         self.display = display
-        let meditations = MeditationLibrary(directory: configuration.meditations.directory, store: store, hub: hub, logger: logger)
+        let meditations = MeditationLibrary(directory: configuration.meditations.directory, writer: writer, hub: hub, logger: logger)
         self.meditations = meditations
         let meditation = MeditationSession(
-            hub: hub, time: time, arbiter: arbiter, sounds: sounds, guided: meditations, store: store,
+            hub: hub, time: time, arbiter: arbiter, sounds: sounds, guided: meditations, writer: writer,
             fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
         self.meditation = meditation
         // Every verb the node answers (SPEC §2), by feature: a new verb is an `add` in its group,
@@ -224,6 +243,8 @@ public struct Node: Sendable {
             Task(executorPreference: NodeExecutor.shared) { await group.triggerGracefulShutdown() }
         }
         try await group.run()
+        // What the clock changed last (a ring, a timer's end) is stored without waiting: on disk before the exit.
+        await node.writer.flush()
         logger.info("stopped")
     }
 }

@@ -74,11 +74,15 @@ public struct NodeStatus: Sendable {
     public let problems: [String]
     /// The face's `{"url","ok","error","clients"}` once its service reports (absent when it is off).
     public let face = StatusSlot()
+    /// `{"ok","error"}`: whether the last write of the state folder worked (SPEC §8), absent
+    /// until the first write.
+    public let storage: StatusSlot
 
     public init(
         startedAt: Date, audioDevice: String, audio: @escaping @Sendable () -> AudioStatus? = { nil },
-        batterySource: String = "none", problems: [String]
+        batterySource: String = "none", problems: [String], storage: StatusSlot = StatusSlot()
     ) {
+        self.storage = storage
         self.startedAt = startedAt
         self.audioDevice = audioDevice
         self.audio = audio
@@ -106,6 +110,7 @@ public struct NodeStatus: Sendable {
             "problems": .array(problems.map { .string($0) }),
         ]
         if let face = face.value { members["face"] = face }
+        if let storage = storage.value { members["storage"] = storage }
         return .object(members)
     }
 }

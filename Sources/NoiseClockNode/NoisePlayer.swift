@@ -28,144 +28,159 @@ public actor NoisePlayer {
     public static let previewSeconds = 3.0
     let library: SoundLibrary
     let arbiter: AudioArbiter
-    let store: any Store
     let hub: StateHub
     let time: NodeTime
     let fadeFrames: Int
     let logger: Logger
 
-    private(set) var mix = NoiseMix() { didSet { wakeUp.wake() } }
+    /// `noise.json`: the mix and the last one played, as stored; verbs change it through the
+    /// ledger (stored first, then heard), the sleep timer's end at once.
+    private var ledger: Ledger<Document, Event?>
+    /// The mix as stored, and as the mixer plays it.
+    var mix: NoiseMix { ledger.current.mix }
     /// What `toggle` and `power ON` play again.
-    private var lastLayers: [NoiseMix.Layer] = []
+    private var lastLayers: [NoiseMix.Layer] { ledger.current.last }
     private var previewEndsAt: Date? { didSet { wakeUp.wake() } }
     private var sleepFadeStarted = false
-    /// Wakes `NoiseService` when the mix or the preview changes (didSet), so no verb can forget
-    /// it: it then sleeps until the new `nextTick`, or without a timer while nothing is timed.
+    /// Wakes `NoiseService` when the mix or the preview changes, so no verb can forget it: it then
+    /// sleeps until the new `nextTick`, or without a timer while nothing is timed.
     public nonisolated let wakeUp = WakeUp()
+
+    /// What `noise.json` holds.
+    struct Document: Equatable {
+        var mix = NoiseMix()
+        var last: [NoiseMix.Layer] = []
+
+        var stored: JSONValue {
+            // The last mix too, so toggle and power ON after a restart play what was last chosen.
+            var document = mix.stored.objectValue ?? [:]
+            document["last"] = .array(last.map { ["id": .string($0.id), "volume": .number(Double($0.volume))] })
+            return .object(document)
+        }
+    }
+
+    /// An event a change brings about once it is current.
+    typealias Event = (name: String, details: [String: JSONValue])
 
     public init(
         library: SoundLibrary, arbiter: AudioArbiter, store: any Store, hub: StateHub, time: NodeTime, fadeMilliseconds: Int, logger: Logger
     ) {
+        self.init(
+            library: library, arbiter: arbiter, writer: StoreWriter(store: store), hub: hub, time: time,
+            fadeMilliseconds: fadeMilliseconds, logger: logger)
+    }
+
+    public init(
+        library: SoundLibrary, arbiter: AudioArbiter, writer: StoreWriter, hub: StateHub, time: NodeTime, fadeMilliseconds: Int, logger: Logger
+    ) {
         self.library = library
         self.arbiter = arbiter
-        self.store = store
         self.hub = hub
         self.time = time
         self.fadeFrames = AudioFormat.frames(milliseconds: fadeMilliseconds)
         self.logger = logger
+        var stored = Document()
+        if case .value(let value) = writer.store.load(Self.documentName), let mix = NoiseMix(stored: value) {
+            stored.mix = mix
+            stored.last = NoiseMix(stored: ["playing": false, "volume": 0, "sounds": value.objectValue?["last"] ?? []])?.layers ?? []
+            if stored.last.isEmpty { stored.last = mix.layers }
+        }
+        // Nothing sounds until `resume` plays what was stored.
+        self.ledger = Ledger(Self.documentName, stored, writer: writer) { $0.stored }
     }
+
+    private var resumed = false
 
     // MARK: Verbs
 
-    public func play(_ references: [(sound: String, volume: Int?)], volume: Int?, sleepMinutes: Int?) throws(CommandError) -> JSONValue {
+    public func play(_ references: [(sound: String, volume: Int?)], volume: Int?, sleepMinutes: Int?) async throws(CommandError) -> JSONValue {
         let layers = try references.map { reference throws(CommandError) in
             NoiseMix.Layer(id: try library.sound(reference.sound, field: "sound").id, volume: reference.volume ?? 100)
         }
-        let sources = try layers.map { layer throws(CommandError) in (layer, try library.sampleSource(for: layer.id)) }
-        if let volume { mix.volume = volume }
-        let previous = mix.layers
-        arbiter.update(.noise) { mixer in
-            for old in previous where !layers.contains(where: { $0.id == old.id }) { mixer.fadeOut(Self.input(old.id), overFrames: fadeFrames) }
-            for (layer, source) in sources {
-                place(layer, source: source, in: &mixer)
+        // Each sound is opened before anything is stored: one that cannot play is refused.
+        for layer in layers { _ = try library.sampleSource(for: layer.id) }
+        let now = time.now()
+        return try await change { document throws(CommandError) in
+            if let volume { document.mix.volume = volume }
+            document.mix.layers = layers
+            document.mix.playing = true
+            document.last = layers
+            if let sleepMinutes { Self.setTimer(minutes: sleepMinutes, now: now, in: &document.mix) }
+            return ("noise_started", ["sounds": .array(layers.map { .string($0.id) })])
+        }
+    }
+
+    public func add(_ reference: String, volume: Int?) async throws(CommandError) -> JSONValue {
+        let sound = try library.sound(reference, field: "sound")
+        _ = try library.sampleSource(for: sound.id)
+        return try await change { document throws(CommandError) in
+            let layer = NoiseMix.Layer(id: sound.id, volume: volume ?? document.mix.layers.first { $0.id == sound.id }?.volume ?? 100)
+            let wasPlaying = document.mix.playing
+            if wasPlaying {
+                document.mix.layers.removeAll { $0.id == layer.id }
+                document.mix.layers.append(layer)
+            } else {
+                // Adding to silence starts the mix with this one sound.
+                document.mix.layers = [layer]
             }
+            document.mix.playing = true
+            document.last = document.mix.layers
+            return wasPlaying ? nil : ("noise_started", ["sounds": .array(document.mix.layers.map { .string($0.id) })])
         }
-        mix.layers = layers
-        mix.playing = true
-        lastLayers = layers
-        if let sleepMinutes { setTimer(minutes: sleepMinutes) }
-        try changed(event: ("noise_started", ["sounds": .array(layers.map { .string($0.id) })]))
-        return current
     }
 
-    public func add(_ reference: String, volume: Int?) throws(CommandError) -> JSONValue {
+    public func remove(_ reference: String) async throws(CommandError) -> JSONValue {
         let sound = try library.sound(reference, field: "sound")
-        let layer = NoiseMix.Layer(id: sound.id, volume: volume ?? mix.layers.first { $0.id == sound.id }?.volume ?? 100)
-        let source = try library.sampleSource(for: sound.id)
-        let wasPlaying = mix.playing
-        arbiter.update(.noise) { place(layer, source: source, in: &$0) }
-        mix.layers.removeAll { $0.id == layer.id }
-        mix.layers.append(layer)
-        if !wasPlaying {
-            // Adding to silence starts the mix with this one sound.
-            mix.layers = [layer]
+        return try await change { document throws(CommandError) in
+            guard document.mix.playing, document.mix.layers.contains(where: { $0.id == sound.id }) else {
+                throw CommandError(.conflict, "\(sound.id) is not playing", field: "sound")
+            }
+            document.mix.layers.removeAll { $0.id == sound.id }
+            guard !document.mix.layers.isEmpty else { return Self.stop(reason: "command", in: &document) }
+            document.last = document.mix.layers
+            return nil
         }
-        mix.playing = true
-        lastLayers = mix.layers
-        try changed(event: wasPlaying ? nil : ("noise_started", ["sounds": .array(mix.layers.map { .string($0.id) })]))
-        return current
-    }
-
-    public func remove(_ reference: String) throws(CommandError) -> JSONValue {
-        let sound = try library.sound(reference, field: "sound")
-        guard mix.playing, mix.layers.contains(where: { $0.id == sound.id }) else {
-            throw CommandError(.conflict, "\(sound.id) is not playing", field: "sound")
-        }
-        arbiter.update(.noise) { $0.fadeOut(Self.input(sound.id), overFrames: fadeFrames) }
-        mix.layers.removeAll { $0.id == sound.id }
-        if mix.layers.isEmpty {
-            return try stop(reason: "command")
-        }
-        lastLayers = mix.layers
-        try changed(event: nil)
-        return current
     }
 
     @discardableResult
-    public func stop(reason: String = "command") throws(CommandError) -> JSONValue {
-        let wasPlaying = mix.playing
-        let layers = mix.layers
-        arbiter.update(.noise) { mixer in
-            for layer in layers { mixer.fadeOut(Self.input(layer.id), overFrames: fadeFrames) }
-        }
-        if !layers.isEmpty { lastLayers = layers }
-        mix.playing = false
-        mix.layers = []
-        mix.sleepTimerEndsAt = nil
-        sleepFadeStarted = false
-        try changed(event: wasPlaying ? ("noise_stopped", ["reason": .string(reason)]) : nil)
-        return current
+    public func stop(reason: String = "command") async throws(CommandError) -> JSONValue {
+        try await change { document throws(CommandError) in Self.stop(reason: reason, in: &document) }
     }
 
-    public func toggle() throws(CommandError) -> JSONValue {
-        if mix.playing { return try stop() }
-        return try power(on: true)
+    public func toggle() async throws(CommandError) -> JSONValue {
+        if ledger.staged.mix.playing { return try await stop() }
+        return try await power(on: true)
     }
 
-    public func power(on: Bool) throws(CommandError) -> JSONValue {
-        guard on else { return try stop() }
-        if mix.playing { return current }
-        var layers = lastLayers
+    public func power(on: Bool) async throws(CommandError) -> JSONValue {
+        guard on else { return try await stop() }
+        if ledger.staged.mix.playing { return current }
+        var layers = ledger.staged.last
         if layers.isEmpty, let sound = library.catalog.defaultSound(of: .noise) {
             layers = [NoiseMix.Layer(id: sound.id, volume: 100)]
         }
         guard !layers.isEmpty else { throw CommandError(.unavailable, "the sound catalog has no noise") }
-        return try play(layers.map { ($0.id, $0.volume) }, volume: nil, sleepMinutes: nil)
+        return try await play(layers.map { ($0.id, $0.volume) }, volume: nil, sleepMinutes: nil)
     }
 
-    public func setVolume(_ volume: Int) throws(CommandError) -> JSONValue {
-        mix.volume = volume
-        let layers = mix.layers
-        // Smoothed: a fifth of a second, so a slider dragged in Home Assistant never clicks. In the
-        // sleep timer's last minute the fade to silence goes on; the new volume applies next time.
-        let frames = AudioFormat.frames(milliseconds: 200)
-        if !sleepFadeStarted {
-            arbiter.update(.noise) { mixer in
-                glide(layers, overFrames: frames, in: &mixer) { layer in gain(layer) }
+    /// Smoothed: a fifth of a second, so a slider dragged in Home Assistant never clicks. In the
+    /// sleep timer's last minute the fade to silence goes on; the new volume applies next time.
+    public func setVolume(_ volume: Int) async throws(CommandError) -> JSONValue {
+        try await change { document throws(CommandError) in
+            document.mix.volume = volume
+            return nil
+        }
+    }
+
+    public func setSleepTimer(minutes: Int) async throws(CommandError) -> JSONValue {
+        let now = time.now()
+        return try await change { document throws(CommandError) in
+            if minutes > 0 && !document.mix.playing {
+                throw CommandError(.conflict, "no noise is playing; start it with noise/play and sleep_min", field: "minutes")
             }
+            Self.setTimer(minutes: minutes, now: now, in: &document.mix)
+            return nil
         }
-        try changed(event: nil)
-        return current
-    }
-
-    public func setSleepTimer(minutes: Int) throws(CommandError) -> JSONValue {
-        if minutes > 0 && !mix.playing {
-            throw CommandError(.conflict, "no noise is playing; start it with noise/play and sleep_min", field: "minutes")
-        }
-        setTimer(minutes: minutes)
-        if minutes == 0 { restoreGains() }
-        try changed(event: nil)
-        return current
     }
 
     /// Plays a sound for 3 seconds over the noise (ducked meanwhile). Refused while an alarm, a
@@ -199,7 +214,13 @@ public actor NoisePlayer {
         guard let endsAt = mix.sleepTimerEndsAt.map(Date.init(timeIntervalSince1970:)), mix.playing else { return }
         let remaining = endsAt.timeIntervalSince(now)
         if remaining <= 0 {
-            try stop(reason: "sleep_timer")
+            // The clock's change: heard at once, stored without waiting.
+            var next = ledger.current
+            let event = Self.stop(reason: "sleep_timer", in: &next)
+            let before = mix
+            ledger.adopt(next)
+            apply(from: before)
+            if let event { hub.emit(time.event(event.name, event.details)) }
             hub.emit(time.event("sleep_timer_finished"))
         } else if remaining <= 60, !sleepFadeStarted {
             // The last minute fades out; the stop at the end is then silent.
@@ -243,28 +264,28 @@ public actor NoisePlayer {
 
     // MARK: Start-up
 
-    /// Plays again what was playing when the node stopped (unless its sleep timer has run out).
+    /// Plays again what was playing when the node stopped (unless its sleep timer has run out,
+    /// or none of its sounds can be played any more).
     public func resume() {
-        guard case .value(let value) = store.load(Self.documentName), let stored = NoiseMix(stored: value) else {
-            publishState()
-            return
+        guard !resumed else { return }
+        resumed = true
+        let stored = ledger.current
+        var next = stored
+        let expired = stored.mix.sleepTimerEndsAt.map { $0 <= time.now().timeIntervalSince1970 } ?? false
+        next.mix.layers = stored.mix.layers.filter { (try? library.sampleSource(for: $0.id)) != nil }
+        if stored.mix.playing, !next.mix.layers.isEmpty, !expired {
+            logger.info("noise resumed", metadata: ["sounds": "\(next.mix.layers.map(\.id))"])
+        } else {
+            if stored.mix.playing && !expired {
+                logger.warning("stored noise could not be resumed", metadata: ["sounds": "\(stored.mix.layers.map(\.id))"])
+            }
+            next.mix.layers = stored.mix.layers
+            _ = Self.stop(reason: "resume", in: &next)
         }
-        lastLayers = NoiseMix(stored: ["playing": false, "volume": 0, "sounds": value.objectValue?["last"] ?? []])?.layers ?? []
-        if lastLayers.isEmpty { lastLayers = stored.layers }
-        mix.volume = stored.volume
-        let expired = stored.sleepTimerEndsAt.map { $0 <= time.now().timeIntervalSince1970 } ?? false
-        guard stored.playing, !stored.layers.isEmpty, !expired else {
-            publishState()
-            return
-        }
-        do {
-            // The timer first: `play` stores the mix, timer included.
-            mix.sleepTimerEndsAt = stored.sleepTimerEndsAt
-            _ = try play(stored.layers.map { ($0.id, $0.volume) }, volume: stored.volume, sleepMinutes: nil)
-            logger.info("noise resumed", metadata: ["sounds": "\(stored.layers.map(\.id))"])
-        } catch {
-            logger.warning("stored noise could not be resumed", metadata: ["error": "\(error)"])
-        }
+        // Stored again only when it changed (an expired timer, a sound gone).
+        ledger.adopt(next)
+        apply(from: NoiseMix(volume: next.mix.volume))
+        publishState()
     }
 
     public func publishState() {
@@ -313,32 +334,67 @@ public actor NoisePlayer {
         for layer in layers { mixer.setGain(Self.input(layer.id), to: target(layer), overFrames: frames) }
     }
 
-    private func restoreGains() {
-        guard mix.playing else { return }
-        sleepFadeStarted = false
-        let layers = mix.layers
-        let frames = AudioFormat.frames(milliseconds: 200)
-        arbiter.update(.noise) { mixer in
-            glide(layers, overFrames: frames, in: &mixer) { layer in gain(layer) }
-        }
-    }
-
-    private func setTimer(minutes: Int) {
-        mix.sleepTimerEndsAt = minutes > 0 ? time.now().timeIntervalSince1970 + Double(minutes * 60) : nil
-        sleepFadeStarted = false
-    }
-
-    /// Stores the mix (before anything is answered ok), publishes `B/noise` and the event.
-    private func changed(event: (String, [String: JSONValue])?) throws(CommandError) {
-        // The last mix too, so toggle and power ON after a restart play what was last chosen.
-        var document = mix.stored.objectValue ?? [:]
-        document["last"] = .array(lastLayers.map { ["id": .string($0.id), "volume": .number(Double($0.volume))] })
+    /// Stages a change of the mix (`Ledger`), waits for its write without holding the node's
+    /// thread, then plays it: nothing is heard of a change that was not stored.
+    private func change(_ body: @escaping (inout Document) throws(CommandError) -> Event?) async throws(CommandError) -> JSONValue {
+        let staged = try ledger.stage(body)
+        guard case .queued(let seq, let ticket) = staged else { return current }
+        let outcome: Result<Void, StoreFailure>
         do {
-            try store.save(Self.documentName, .object(document))
+            try await ticket.wait()
+            outcome = .success(())
         } catch {
-            logger.error("the noise mix could not be stored", metadata: ["error": "\(error)"])
+            outcome = .failure(error)
         }
+        let before = mix
+        let (made, result) = ledger.settle(seq, outcome, what: "the noise mix")
+        apply(from: before)
+        for case let event? in made { hub.emit(time.event(event.name, event.details)) }
+        if case .success(let event?) = result { hub.emit(time.event(event.name, event.details)) }
+        _ = try result.get()
+        return current
+    }
+
+    /// Makes the mixer play `mix`, coming from `before`: sounds that left fade out, new ones fade
+    /// in, the others glide to their gain (unless the sleep timer's fade runs); `B/noise`.
+    private func apply(from before: NoiseMix) {
+        let after = mix
+        guard after != before else { return }
+        if after.sleepTimerEndsAt != before.sleepTimerEndsAt { sleepFadeStarted = false }
+        let playing = after.playing ? after.layers : []
+        let previous = before.playing ? before.layers : []
+        let sources = playing.compactMap { layer -> (NoiseMix.Layer, SampleSource)? in
+            do {
+                return (layer, try library.sampleSource(for: layer.id))
+            } catch {
+                logger.error("a noise sound cannot be played", metadata: ["sound": "\(layer.id)", "error": "\(error)"])
+                return nil
+            }
+        }
+        let fading = sleepFadeStarted
+        arbiter.update(.noise) { mixer in
+            for old in previous where !playing.contains(where: { $0.id == old.id }) {
+                mixer.fadeOut(Self.input(old.id), overFrames: fadeFrames)
+            }
+            for (layer, source) in sources where !(fading && mixer.contains(Self.input(layer.id))) {
+                place(layer, source: source, in: &mixer)
+            }
+        }
+        wakeUp.wake()
         publishState()
-        if let (name, details) = event { hub.emit(time.event(name, details)) }
+    }
+
+    /// Stops the mix in `document`; the event when it was playing.
+    private static func stop(reason: String, in document: inout Document) -> Event? {
+        let wasPlaying = document.mix.playing
+        if !document.mix.layers.isEmpty { document.last = document.mix.layers }
+        document.mix.playing = false
+        document.mix.layers = []
+        document.mix.sleepTimerEndsAt = nil
+        return wasPlaying ? ("noise_stopped", ["reason": .string(reason)]) : nil
+    }
+
+    private static func setTimer(minutes: Int, now: Date, in mix: inout NoiseMix) {
+        mix.sleepTimerEndsAt = minutes > 0 ? now.timeIntervalSince1970 + Double(minutes * 60) : nil
     }
 }

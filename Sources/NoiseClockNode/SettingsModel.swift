@@ -10,19 +10,21 @@ public final class SettingsModel: Sendable {
 
     private struct State {
         var configured: ClockSettings
-        var overrides: SettingsPatch
+        var overrides: Ledger<SettingsPatch, Void>
     }
 
     private let state: Mutex<State>
-    private let store: any Store
     private let hub: StateHub
     /// What went wrong reading the stored settings, for `B/status`.
     public let loadProblem: String?
 
-    public init(configured: ClockSettings, store: any Store, hub: StateHub = StateHub(), logger: Logger) {
-        self.store = store
+    public convenience init(configured: ClockSettings, store: any Store, hub: StateHub = StateHub(), logger: Logger) {
+        self.init(configured: configured, writer: StoreWriter(store: store), hub: hub, logger: logger)
+    }
+
+    public init(configured: ClockSettings, writer: StoreWriter, hub: StateHub = StateHub(), logger: Logger) {
         self.hub = hub
-        let (stored, problem) = store.load(Self.documentName) { value in
+        let (stored, problem) = writer.store.load(Self.documentName) { value in
             guard let members = value.objectValue else { throw CommandError(.invalidJSON, "settings must be a JSON object") }
             return try SettingsPatch(CommandArguments(members))
         }
@@ -31,11 +33,11 @@ public final class SettingsModel: Sendable {
             logger.error("stored settings were unreadable; using the configuration", metadata: ["problem": "\(problem)"])
         }
         loadProblem = problem
-        state = Mutex(State(configured: configured, overrides: overrides))
+        state = Mutex(State(configured: configured, overrides: Ledger(Self.documentName, overrides, writer: writer) { $0.json }))
     }
 
     public var current: ClockSettings {
-        state.withLock { $0.configured.applying($0.overrides) }
+        state.withLock { $0.configured.applying($0.overrides.current) }
     }
 
     /// Emits `B/settings` as they are now (at start).
@@ -43,22 +45,28 @@ public final class SettingsModel: Sendable {
         hub.publish(StateTopic.settings, current.json)
     }
 
-    /// Stores and applies `patch`, then emits the settings when they changed. When they cannot be
-    /// stored, nothing changes and the error says why.
-    public func change(_ patch: SettingsPatch) throws(CommandError) -> ClockSettings {
-        // Under the lock, so that two changes reach the hub in the order they were stored.
-        try state.withLock { state throws(CommandError) in
-            let before = state.configured.applying(state.overrides)
-            let overrides = state.overrides.merging(patch)
-            if overrides != state.overrides {
-                do {
-                    try store.save(Self.documentName, overrides.json)
-                } catch {
-                    throw CommandError(.unavailable, "settings could not be stored: \(error)")
-                }
-                state.overrides = overrides
-            }
-            let after = state.configured.applying(state.overrides)
+    /// Stores `patch` and then applies it (SPEC §8): the settings change only once they are
+    /// durable, and emit `B/settings` when they changed. When they cannot be stored, nothing
+    /// changes and the error says why. The write runs on the store's writer thread: this waits
+    /// for it without holding the node's thread, and changes that wait together share one write.
+    public func change(_ patch: SettingsPatch) async throws(CommandError) -> ClockSettings {
+        let staged = state.withLock { state in
+            // A merge cannot fail, so staging cannot either.
+            (try? state.overrides.stage { overrides in overrides = overrides.merging(patch) }) ?? .unchanged(())
+        }
+        guard case .queued(let seq, let ticket) = staged else { return current }
+        let outcome: Result<Void, StoreFailure>
+        do {
+            try await ticket.wait()
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        // Under the lock, so that two changes reach the hub in the order they became current.
+        return try state.withLock { state throws(CommandError) in
+            let before = state.configured.applying(state.overrides.current)
+            try state.overrides.settle(seq, outcome, what: "settings").result.get()
+            let after = state.configured.applying(state.overrides.current)
             if after != before { hub.publish(StateTopic.settings, after.json) }
             return after
         }

@@ -25,14 +25,16 @@ public actor TimerScheduler {
         return (book ?? TimerBook(), problem)
     }
 
-    let store: any Store
     let hub: StateHub
     let time: NodeTime
     let arbiter: AudioArbiter?
     let library: SoundLibrary
     let clockwork: TimerClockwork
     let logger: Logger
-    private(set) var book: TimerBook
+    /// `timers.json`: what is durable and acted on, and the changes waiting for their write.
+    private var ledger: Ledger<TimerBook, [CountdownTimer]>
+    /// The timers as stored.
+    var book: TimerBook { ledger.current }
     /// The wall clock at the last look: a later look that reads earlier means it was set back.
     private var lastLook: Date?
     /// The sound of the tone ringing now (nil: silent).
@@ -44,8 +46,16 @@ public actor TimerScheduler {
         book: TimerBook, store: any Store, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
         ringTimeoutSeconds: Int, graceMinutes: Int, logger: Logger
     ) {
-        self.book = book
-        self.store = store
+        self.init(
+            book: book, writer: StoreWriter(store: store), hub: hub, time: time, arbiter: arbiter, library: library,
+            ringTimeoutSeconds: ringTimeoutSeconds, graceMinutes: graceMinutes, logger: logger)
+    }
+
+    public init(
+        book: TimerBook, writer: StoreWriter, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
+        ringTimeoutSeconds: Int, graceMinutes: Int, logger: Logger
+    ) {
+        self.ledger = Ledger(Self.documentName, book, writer: writer) { $0.stored }
         self.hub = hub
         self.time = time
         self.arbiter = arbiter
@@ -56,47 +66,45 @@ public actor TimerScheduler {
 
     // MARK: Verbs
 
-    public func start(_ draft: TimerDraft) throws(CommandError) -> JSONValue {
+    public func start(_ draft: TimerDraft) async throws(CommandError) -> JSONValue {
         advance()
         var draft = draft
         if let sound = draft.sound { draft.sound = try timerSound(sound) }
-        let now = time.now()
-        var next = book
-        let timer = try next.start(draft, id: newID(), label: Self.defaultLabel, sound: defaultSound, now: now)
-        try commit(next)
-        return json(timer, now: now)
+        let id = newID(), sound = defaultSound
+        return try await one { [draft] book, now throws(CommandError) in
+            try book.start(draft, id: id, label: Self.defaultLabel, sound: sound, now: now)
+        }
     }
 
-    public func pause(_ id: String) throws(CommandError) -> JSONValue {
-        try change { book, now throws(CommandError) in try book.pause(id, now: now) }
+    public func pause(_ id: String) async throws(CommandError) -> JSONValue {
+        try await one { book, now throws(CommandError) in try book.pause(id, now: now) }
     }
 
-    public func resume(_ id: String) throws(CommandError) -> JSONValue {
-        try change { book, now throws(CommandError) in try book.resume(id, now: now) }
+    public func resume(_ id: String) async throws(CommandError) -> JSONValue {
+        try await one { book, now throws(CommandError) in try book.resume(id, now: now) }
     }
 
-    public func extend(_ id: String, seconds: Int) throws(CommandError) -> JSONValue {
-        try change { book, now throws(CommandError) in try book.extend(id, seconds: seconds, now: now) }
+    public func extend(_ id: String, seconds: Int) async throws(CommandError) -> JSONValue {
+        try await one { book, now throws(CommandError) in try book.extend(id, seconds: seconds, now: now) }
     }
 
     /// Cancels one timer (dismissing it if it rings), or, without an id, every timer.
-    public func cancel(_ id: String?) throws(CommandError) -> JSONValue {
+    public func cancel(_ id: String?) async throws(CommandError) -> JSONValue {
         advance()
-        var next = book
-        let removed: [CountdownTimer]
-        if let id {
-            removed = [try next.remove(id)]
-        } else {
-            removed = book.timers
-            for timer in removed { _ = try next.remove(timer.id) }
+        let removed = try await change { book, _ throws(CommandError) in
+            if let id { return [try book.remove(id)] }
+            let all = book.timers
+            for timer in all { _ = try book.remove(timer.id) }
+            return all
         }
-        try commit(next)
         for timer in removed where timer.stateName == "ringing" { emit("timer_dismissed", timer, ["reason": "command"]) }
         return .array(removed.map { json($0, now: time.now()) })
     }
 
-    /// Dismisses one ringing timer, or, without an id, every ringing timer.
-    public func dismiss(_ id: String?) throws(CommandError) -> JSONValue {
+    /// Dismisses one ringing timer, or, without an id, every ringing timer. Like an alarm's
+    /// dismiss, it takes effect at once and even when it cannot be stored (a ringing timer must
+    /// always be stoppable); the answer waits for the write, and a failure is logged.
+    public func dismiss(_ id: String?) async throws(CommandError) -> JSONValue {
         advance()
         let ringing: [CountdownTimer]
         if let id {
@@ -109,9 +117,16 @@ public actor TimerScheduler {
         }
         var next = book
         for timer in ringing { _ = try next.remove(timer.id) }
-        try commit(next)
+        let ticket = ledger.adopt(next)
+        changed()
         for timer in ringing { emit("timer_dismissed", timer, ["reason": "command"]) }
-        return .array(ringing.map { json($0, now: time.now()) })
+        let answer = JSONValue.array(ringing.map { json($0, now: time.now()) })
+        do {
+            try await ticket?.wait()
+        } catch {
+            logger.error("a timer's dismiss could not be stored; acting on it anyway", metadata: ["error": "\(error)"])
+        }
+        return answer
     }
 
     /// Whether a timer rings now (`dismiss` without an id stops the alarm first, then these),
@@ -141,11 +156,11 @@ public actor TimerScheduler {
         let step = clockwork.step(book, now: now, previous: lastLook)
         lastLook = now
         if step.book != book {
-            book = step.book
-            // The events first, the store after: `timer_finished` is what a subscriber times the
-            // ring by, and the store's fsync takes milliseconds (tens on an SD card). A crash in
-            // between is safe: the stored timer is then still running, and at the restart it is
-            // found finished (or missed) again.
+            // Stored without waiting: `timer_finished` is what a subscriber times the ring by,
+            // and the store's fsync may take hundreds of milliseconds on an SD card. A crash
+            // before the write is safe: the stored timer is then still running, and at the
+            // restart it is found finished (or missed) again.
+            ledger.adopt(step.book)
             for timer in step.finished {
                 logger.info("timer finished", metadata: ["timer": "\(timer.id)", "label": "\(timer.label)"])
                 emit("timer_finished", timer, ["duration_s": .number(Double(timer.durationSeconds))])
@@ -155,7 +170,6 @@ public actor TimerScheduler {
                 logger.warning("timer missed", metadata: ["timer": "\(timer.id)"])
                 emit("timer_missed", timer, [:])
             }
-            save()
         }
         updateTone()
         publish()
@@ -176,36 +190,41 @@ public actor TimerScheduler {
 
     // MARK: Helpers
 
-    private func change(_ body: (inout TimerBook, Date) throws(CommandError) -> CountdownTimer) throws(CommandError) -> JSONValue {
+    /// A change of one timer, answered with that timer as it is then.
+    private func one(_ body: @escaping (inout TimerBook, Date) throws(CommandError) -> CountdownTimer) async throws(CommandError) -> JSONValue {
         advance()
+        let timers = try await change { book, now throws(CommandError) in [try body(&book, now)] }
         let now = time.now()
-        var next = book
-        let timer = try body(&next, now)
-        try commit(next)
-        return json(timer, now: now)
+        return timers.first.map { json($0, now: now) } ?? .null
     }
 
-    /// Stores `next`, makes it current, publishes it, and wakes the service for its new instants.
-    private func commit(_ next: TimerBook) throws(CommandError) {
-        guard next != book else { return }
-        do {
-            try store.save(Self.documentName, next.stored)
-        } catch {
-            throw CommandError(.unavailable, "timers could not be stored: \(error)")
+    /// Stages a change (`Ledger`), waits for its write without holding the node's thread, then
+    /// makes it current: the tone, `B/timers`, and the service woken for the new instants. The
+    /// change is a pure function of the timers and the instant it was asked at.
+    private func change(_ body: @escaping (inout TimerBook, Date) throws(CommandError) -> [CountdownTimer]) async throws(CommandError) -> [CountdownTimer] {
+        let now = time.now()
+        let staged = try ledger.stage { book throws(CommandError) in try body(&book, now) }
+        guard case .queued(let seq, let ticket) = staged else {
+            if case .unchanged(let timers) = staged { return timers }
+            return []
         }
-        book = next
+        let outcome: Result<Void, StoreFailure>
+        do {
+            try await ticket.wait()
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        let result = ledger.settle(seq, outcome, what: "timers").result
+        changed()
+        return try result.get()
+    }
+
+    /// After a change: the tone, `B/timers`, and the service woken for its new instants.
+    private func changed() {
         updateTone()
         publish()
         wakeUp.wake()
-    }
-
-    /// For changes the clock brings: heard first, stored after (as alarms are).
-    private func save() {
-        do {
-            try store.save(Self.documentName, book.stored)
-        } catch {
-            logger.error("timers could not be stored", metadata: ["error": "\(error)"])
-        }
     }
 
     /// One tone while any timer rings: the sound of the one that finished first.

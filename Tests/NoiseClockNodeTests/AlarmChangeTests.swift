@@ -24,8 +24,8 @@ struct AlarmChangeTests {
         #expect(!(await f.toneSounding()))
         #expect(f.alarms == [])
         #expect(f.alarmNext == noNextAlarm)
-        #expect(f.storedDocument?["alarms"] == [])
-        #expect(f.storedDocument?["ringing"]?["current"] == JSONValue.null)
+        #expect(await f.storedDocument()?["alarms"] == [])
+        #expect(await f.storedDocument()?["ringing"]?["current"] == JSONValue.null)
         await f.advance(to: fire.addingTimeInterval(3600))
         #expect(f.events("alarm_ringing").count == 1)
         let again = await f.respond("alarm/delete", #"{"id":"\#(id)"}"#)
@@ -116,7 +116,7 @@ struct AlarmChangeTests {
         #expect(copyID != id)
         #expect(withoutID(copy) == withoutID(alarm))
         #expect(f.alarms?.items.compactMap { $0["id"]?.stringValue } == [id, copyID])
-        #expect(f.storedDocument?["alarms"]?.items.count == 2)
+        #expect(await f.storedDocument()?["alarms"]?.items.count == 2)
         #expect(await f.respond("alarm/duplicate", #"{"id":"nope"}"#).error?.code == .notFound)
     }
 

@@ -28,7 +28,7 @@ struct AlarmRingingTests {
         #expect(f.events("alarm_ringing") == [ringingEvent(id, "Work", at: fire)])
         #expect(f.transport.published(on: f.topics.event).allSatisfy { !$0.retain })
         #expect(f.alarmState == ringState("ringing", id, "Work", since: fire))
-        #expect(f.storedDocument?["ringing"]?["current"]?["alarm_id"] == .string(id))
+        #expect(await f.storedDocument()?["ringing"]?["current"]?["alarm_id"] == .string(id))
         #expect(await f.toneSounding())
         #expect(f.eventNames == ["alarm_ringing"], "no alarm_upcoming with upcoming_min 0")
 
@@ -95,7 +95,7 @@ struct AlarmRingingTests {
         ]])
         #expect(!(await f.toneSounding()))
         #expect(f.output.gain(of: "alarm:1") == 0)
-        #expect(f.storedDocument?["ringing"]?["current"]?["phase"] == "snoozed")
+        #expect(await f.storedDocument()?["ringing"]?["current"]?["phase"] == "snoozed")
 
         await f.advance(to: until.addingTimeInterval(-1))
         #expect(f.events("alarm_ringing").count == 1)
@@ -184,7 +184,7 @@ struct AlarmRingingTests {
         #expect(f.publishedAlarm(id)?["enabled"] == false)
         #expect(f.publishedAlarm(id)?["next_fire"] == JSONValue.null)
         #expect(f.alarmNext == noNextAlarm)
-        #expect(f.storedDocument?["alarms"]?.items.first?["enabled"] == false)
+        #expect(await f.storedDocument()?["alarms"]?.items.first?["enabled"] == false)
     }
 
     @Test("an unanswered repeating alarm stops after ring_timeout_min and stays on, next on its next allowed day")

@@ -13,12 +13,14 @@ struct AlarmStoreAndLoopTests {
     @Test("when alarms.json cannot be saved, alarm/add answers unavailable and nothing changes")
     func failingStore() async throws {
         let f = try await AlarmFixture(store: FailingStore())
-        let published = f.transport.published.count
+        let published = f.transport.published.filter { !$0.topic.hasSuffix("/status") }.count
 
         let response = await f.respond("alarm/add", #"{"time":"08:10"}"#)
 
         #expect(response.error?.code == .unavailable)
-        #expect(f.transport.published.count == published)
+        // Nothing but B/status, which now says the state folder cannot be written.
+        #expect(f.transport.published.filter { !$0.topic.hasSuffix("/status") }.count == published)
+        #expect(f.transport.published.last { $0.topic.hasSuffix("/status") }?.json?["storage"]?["ok"] == false)
         #expect(f.alarms == [])
         #expect(await f.scheduler.state == AlarmScheduler.State())
         await f.advance(to: fire)
@@ -76,7 +78,7 @@ struct AlarmStoreAndLoopTests {
 
         // Not again after a restart.
         let restarted = try await AlarmFixture(
-            start: announceAt.addingTimeInterval(120), configuration: ["alarms.upcoming_min": "5"], store: f.store)
+            start: announceAt.addingTimeInterval(120), configuration: ["alarms.upcoming_min": "5"], store: await f.flushedStore())
         await restarted.advance(to: announceAt.addingTimeInterval(121))
         #expect(restarted.events("alarm_upcoming").isEmpty)
 

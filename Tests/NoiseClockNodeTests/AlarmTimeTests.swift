@@ -83,7 +83,7 @@ struct AlarmTimeTests {
         // The node is down at 08:10 and comes back `minutesLate` minutes later.
         let back = fire.addingTimeInterval(Double(minutesLate * 60))
 
-        let second = try await AlarmFixture(start: back, store: first.store)
+        let second = try await AlarmFixture(start: back, store: await first.flushedStore())
 
         if rings {
             #expect(second.events("alarm_ringing") == [ringingEvent(id, "Work", at: back)])
@@ -105,7 +105,7 @@ struct AlarmTimeTests {
         try await first.ok("snooze")
         let until = fire.addingTimeInterval(9 * 60)
 
-        let second = try await AlarmFixture(start: fire.addingTimeInterval(5 * 60), store: first.store)
+        let second = try await AlarmFixture(start: fire.addingTimeInterval(5 * 60), store: await first.flushedStore())
 
         #expect(second.events.isEmpty, "\(second.eventNames)")
         #expect(second.alarmState == ringState("snoozed", id, "Work", since: fire, snoozedUntil: until, snoozeCount: 1))
@@ -124,7 +124,7 @@ struct AlarmTimeTests {
         await first.advance(to: fire)
         let back = fire.addingTimeInterval(5 * 60)
 
-        let second = try await AlarmFixture(start: back, store: first.store)
+        let second = try await AlarmFixture(start: back, store: await first.flushedStore())
 
         #expect(second.events("alarm_ringing") == [ringingEvent(id, "Work", at: back)])
         #expect(second.alarmState == ringState("ringing", id, "Work", since: fire))
@@ -142,7 +142,7 @@ struct AlarmTimeTests {
         let (id, _) = try await first.add(#"{"time":"08:10","label":"Work"}"#)
         await first.advance(to: fire)
 
-        let second = try await AlarmFixture(start: fire.addingTimeInterval(11 * 60), store: first.store)
+        let second = try await AlarmFixture(start: fire.addingTimeInterval(11 * 60), store: await first.flushedStore())
 
         #expect(second.eventNames == ["alarm_auto_silenced"])
         #expect(second.alarmState == idleState)
@@ -157,7 +157,7 @@ struct AlarmTimeTests {
         await first.advance(to: fire)
         try await first.ok("snooze")
         // The snooze ends at 08:19; the node is down from 08:11 until 11:00.
-        let second = try await AlarmFixture(start: instant(2026, 3, 10, 11, 0, in: berlin), store: first.store)
+        let second = try await AlarmFixture(start: instant(2026, 3, 10, 11, 0, in: berlin), store: await first.flushedStore())
 
         #expect(second.events("alarm_ringing").isEmpty, "rang \(second.events("alarm_ringing"))")
         #expect(!(await second.toneSounding()))

@@ -43,7 +43,7 @@ struct AlarmVerbTests {
         #expect(f.transport.published(on: f.topics.alarmNext).last?.retain == true)
         // Stored before it was answered.
         #expect(try #require(f.memory).saves > saves)
-        #expect(f.storedDocument?["alarms"]?.items.map { $0["id"] } == [.string(id)])
+        #expect(await f.storedDocument()?["alarms"]?.items.map { $0["id"] } == [.string(id)])
     }
 
     @Test("alarm/add takes every field; a time already past today fires on the next allowed day; a tone by catalog name")

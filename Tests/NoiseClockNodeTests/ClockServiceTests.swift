@@ -157,7 +157,7 @@ struct ClockServiceTests {
         try await running(publisher, wakeUp: wakeUp) {
             await transport.waitForPublished(count: 1)
             try await testClock.waitUntilSleeping("the clock service")
-            _ = try publisher.settings.change(SettingsPatch(timeFormat: .twelveHour))
+            _ = try await publisher.settings.change(SettingsPatch(timeFormat: .twelveHour))
             wakeUp.wake()
             // B/settings (from the settings model), then B/clock from the woken service.
             await transport.waitForPublished(count: 3)

@@ -27,14 +27,14 @@ struct DisplayControllerTests {
     let screen = FakeScreen()
 
     /// A controller at `start` (UTC) with a night from 22:00 to 07:00 at `nightBrightness`.
-    private func controller(at start: Date, nightBrightness: Int = 5, screen: ScreenHandle? = nil) throws -> (DisplayController, ServiceWiring) {
+    private func controller(at start: Date, nightBrightness: Int = 5, screen: ScreenHandle? = nil) async throws -> (DisplayController, ServiceWiring) {
         let wiring = ServiceWiring(
             transport: transport, settings: ClockSettings(timezone: "UTC"),
             clock: .driven(by: testClock, startingAt: start, timeZone: .utc))
         guard case .object(let face) = JSONValue.object(["night": ["enabled": true, "brightness": .number(Double(nightBrightness))]]) else {
             throw CommandError(.internal, "test")
         }
-        _ = try wiring.settings.change(SettingsPatch(face: face))
+        _ = try await wiring.settings.change(SettingsPatch(face: face))
         let display = DisplayController(
             hub: wiring.hub, time: wiring.time, screen: screen ?? self.screen.handle, sun: { _, _ in nil }, logger: LogRecorder().logger())
         return (display, wiring)
@@ -44,7 +44,7 @@ struct DisplayControllerTests {
 
     @Test("by day the day brightness and theme; at night the night's, with the next change as the wake-up")
     func nightAndDay() async throws {
-        let (day, _) = try controller(at: instant(2026, 11, 23, 12, 0))
+        let (day, _) = try await controller(at: instant(2026, 11, 23, 12, 0))
         let noon = await day.update()
         #expect(noon.state["night"] == false)
         #expect(noon.state["theme"] == "night")
@@ -52,7 +52,7 @@ struct DisplayControllerTests {
         #expect(noon.next == instant(2026, 11, 23, 18, 0), "at most 6 hours ahead")
         #expect(screen.last == 100)
 
-        let (night, _) = try controller(at: instant(2026, 11, 23, 23, 0))
+        let (night, _) = try await controller(at: instant(2026, 11, 23, 23, 0))
         let late = await night.update()
         #expect(late.state["night"] == true)
         #expect(late.state["theme"] == "red")
@@ -65,7 +65,7 @@ struct DisplayControllerTests {
 
     @Test("a dark night screen lights for 30 s at a touch, then goes dark again")
     func touch() async throws {
-        let (display, _) = try controller(at: instant(2026, 11, 23, 23, 0), nightBrightness: 0)
+        let (display, _) = try await controller(at: instant(2026, 11, 23, 23, 0), nightBrightness: 0)
         #expect(await display.update().state["screen"] == "off")
         #expect(screen.last == 0)
         let woken = await display.wake()
@@ -78,7 +78,7 @@ struct DisplayControllerTests {
 
     @Test("a ringing alarm lights the screen fully, and the night's brightness returns when it stops")
     func ringing() async throws {
-        let (display, wiring) = try controller(at: instant(2026, 11, 23, 23, 0), nightBrightness: 0)
+        let (display, wiring) = try await controller(at: instant(2026, 11, 23, 23, 0), nightBrightness: 0)
         display.watchAlarms()
         await display.update()
         wiring.hub.publish(StateTopic.alarmState, ["state": "ringing"])
@@ -90,7 +90,7 @@ struct DisplayControllerTests {
 
     @Test("Home Assistant's light: off and on (to the brightness it had), a brightness, all until night starts or ends")
     func light() async throws {
-        let (display, _) = try controller(at: instant(2026, 11, 23, 20, 0))
+        let (display, _) = try await controller(at: instant(2026, 11, 23, 20, 0))
         await display.update()
         #expect(await display.setBrightness(40)["brightness"] == 40)
         #expect(await display.power(on: false)["screen"] == "off")
@@ -104,7 +104,7 @@ struct DisplayControllerTests {
     @Test("a screen that cannot be set is reported in B/display and retried, and the rest goes on")
     func failing() async throws {
         screen.failing.withLock { $0 = "permission denied: install deploy/99-noiseclock-backlight.rules" }
-        let (display, _) = try controller(at: instant(2026, 11, 23, 12, 0))
+        let (display, _) = try await controller(at: instant(2026, 11, 23, 12, 0))
         let state = await display.update().state
         #expect(state["error"]?.stringValue?.contains("permission denied") == true)
         #expect(state["backlight"] == "fake_backlight")
@@ -115,7 +115,7 @@ struct DisplayControllerTests {
 
     @Test("the service follows the night: it sleeps until 22:00 and dims the screen then")
     func service() async throws {
-        let (display, wiring) = try controller(at: instant(2026, 11, 23, 21, 59, 30))
+        let (display, wiring) = try await controller(at: instant(2026, 11, 23, 21, 59, 30))
         try await whileRunning({ await DisplayService(display: display, clock: wiring.time.clock).run() }) {
             _ = await eventually { screen.last == 100 }
             try await testClock.waitUntilSleeping("the display service")

@@ -14,8 +14,10 @@ extension AlarmFixture {
     var meditation: JSONValue? { meditationStates.last }
     var stats: JSONValue? { transport.published(on: topics.state(StateTopic.meditationStats)).last?.json }
     var gongInputs: [String] { output.ids.filter { $0.hasPrefix("meditation:gong:") } }
-    var storedHistory: MeditationHistory? {
-        memory?.document(MeditationHistory.documentName).flatMap { try? MeditationHistory(stored: $0) }
+    /// The history as stored, once the writes asked for so far are made.
+    func storedHistory() async -> MeditationHistory? {
+        await node.writer.flush()
+        return memory?.document(MeditationHistory.documentName).flatMap { try? MeditationHistory(stored: $0) }
     }
 
     /// Lets `seconds` pass, then has the alarms, the timers and the session look, as their loops
@@ -91,7 +93,7 @@ extension AlarmFixture {
     /// own has none until the library lands); the node's verbs do not reach it.
     func guidedSession(_ guided: FakeGuidedLibrary) async -> MeditationSession {
         let session = MeditationSession(
-            hub: node.hub, time: node.time, arbiter: node.arbiter, sounds: library, guided: guided, store: store,
+            hub: node.hub, time: node.time, arbiter: node.arbiter, sounds: library, guided: guided, writer: node.writer,
             fadeMilliseconds: 500, logger: logs.logger())
         await session.start()
         return session

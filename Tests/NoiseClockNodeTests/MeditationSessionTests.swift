@@ -72,7 +72,7 @@ struct MeditationSessionTests {
         #expect(f.meditation?["state"] == "completed")
         #expect(f.meditation?["elapsed_s"] == 600 && f.meditation?["remaining_s"] == 0)
         #expect(f.meditation?["next_gong_at"] == .null && f.meditation?["ends_at"] == f.iso(605))
-        let record = try #require(f.storedHistory?.records.first)
+        let record = try #require((await f.storedHistory())?.records.first)
         #expect(record == MeditationRecord(startedAt: start, minutes: 10, kind: .timed, completed: true))
         #expect(f.stats == ["sessions": 1, "minutes_total": 10, "minutes_7d": 10, "streak_days": 1])
 
@@ -102,7 +102,7 @@ struct MeditationSessionTests {
         #expect(f.meditation?["state"] == "completed")
         #expect(try await f.ok("meditation/stop") == idleMeditation)
         #expect(f.events("meditation_stopped").isEmpty)
-        #expect(f.storedHistory?.records.count == 1)
+        #expect((await f.storedHistory())?.records.count == 1)
         try await f.ok("meditation/start", #"{"minutes":1,"preparation_s":0}"#)
         await f.pass(60)
         #expect(try await f.ok("meditation/start", "2")["state"] == "preparing", "a completed session does not block the next start")
@@ -129,7 +129,7 @@ struct MeditationSessionTests {
         #expect(f.events("meditation_interval").first?["at"] == f.iso(1190))
         await f.pass(120)
         #expect(f.events("meditation_completed").first?["at"] == f.iso(1310))
-        #expect(f.storedHistory?.records.first?.minutes == 5)
+        #expect((await f.storedHistory())?.records.first?.minutes == 5)
     }
 
     @Test("stop ends the session: meditation_stopped with what was meditated, recorded as not completed, idle, the output given back")
@@ -141,7 +141,7 @@ struct MeditationSessionTests {
         #expect(idle == idleMeditation && f.meditation == idleMeditation)
         let stopped = try #require(f.events("meditation_stopped").first)
         #expect(stopped["elapsed_s"] == 150 && stopped["minutes"] == 3 && stopped["kind"] == "timed" && stopped["at"] == f.iso(165))
-        #expect(f.storedHistory?.records == [MeditationRecord(startedAt: AlarmFixture.start, minutes: 3, kind: .timed, completed: false)])
+        #expect((await f.storedHistory())?.records == [MeditationRecord(startedAt: AlarmFixture.start, minutes: 3, kind: .timed, completed: false)])
         #expect(f.node.arbiter?.top == nil)
         #expect(f.output.gain(of: "meditation:gong:1") == 0, "the start gong fades out")
         #expect(f.stats?["sessions"] == 1)
@@ -154,7 +154,7 @@ struct MeditationSessionTests {
         await f.pass(5)
         try await f.ok("meditation/stop")
         #expect(f.events("meditation_stopped").first?["elapsed_s"] == 0)
-        #expect(f.storedHistory == nil)
+        #expect(await f.storedHistory() == nil)
     }
 
     @Test(

@@ -132,7 +132,7 @@ struct MeditationSourceTests {
         let completed = try #require(f.events("meditation_completed").first)
         #expect(completed["at"] == f.iso(665) && completed["minutes"] == 1, "heard: 15 s + 50 s")
         #expect(f.meditation?["state"] == "completed" && f.meditation?["position_s"] == 300)
-        #expect(f.storedHistory?.records == [MeditationRecord(startedAt: AlarmFixture.start, minutes: 1, kind: .guided, completed: true)])
+        #expect((await f.storedHistory())?.records == [MeditationRecord(startedAt: AlarmFixture.start, minutes: 1, kind: .guided, completed: true)])
         #expect(f.node.arbiter?.top == nil)
     }
 

@@ -165,7 +165,12 @@ struct NodeCommandTests {
 
         #expect(response.error?.code == .unavailable)
         #expect(node.settings.current.timeFormat == .twentyFourHour)
-        #expect(transport.published.isEmpty)
+        // Nothing but B/status, which says the state folder cannot be written (and names the error).
+        _ = await transport.waitForPublished(count: 1)
+        #expect(transport.published.allSatisfy { $0.topic.hasSuffix("/status") })
+        let storage = transport.published.last?.json?["storage"]
+        #expect(storage?["ok"] == false)
+        #expect(storage?["error"]?.stringValue?.contains("No space left on device") == true)
     }
 
     @Test("an unknown verb is answered unknown_verb")

@@ -15,7 +15,7 @@ struct SettingsModelTests {
             let store = try FileStore(directory: directory.path)
             let model = SettingsModel(configured: configured, store: store, logger: logs.logger())
 
-            let changed = try model.change(SettingsPatch(timeFormat: .twelveHour, showSeconds: true))
+            let changed = try await model.change(SettingsPatch(timeFormat: .twelveHour, showSeconds: true))
 
             #expect(changed.timeFormat == .twelveHour)
             #expect(changed.showSeconds)
@@ -27,15 +27,15 @@ struct SettingsModelTests {
     }
 
     @Test("only the fields changed over MQTT are stored, not the configured ones")
-    func storesOnlyOverrides() throws {
+    func storesOnlyOverrides() async throws {
         let store = InMemoryStore()
         let model = SettingsModel(configured: configured, store: store, logger: logs.logger())
-        _ = try model.change(SettingsPatch(timeFormat: .twelveHour))
+        _ = try await model.change(SettingsPatch(timeFormat: .twelveHour))
         #expect(store.document(SettingsModel.documentName) == ["time_format": "12h"])
     }
 
     @Test("stored overrides win over the configured values; the rest comes from the configuration")
-    func overridesWin() throws {
+    func overridesWin() async throws {
         let store = InMemoryStore([SettingsModel.documentName: ["time_format": "12h", "locale": "de_DE"]])
         let configuredElsewhere = ClockSettings(
             timeFormat: .twentyFourHour, showSeconds: true, timezone: "Europe/Berlin", locale: "en_US")
@@ -49,12 +49,12 @@ struct SettingsModelTests {
     }
 
     @Test("a change that changes nothing is not written again")
-    func unchangedIsNotSaved() throws {
+    func unchangedIsNotSaved() async throws {
         let store = InMemoryStore()
         let model = SettingsModel(configured: configured, store: store, logger: logs.logger())
-        _ = try model.change(SettingsPatch(timeFormat: .twelveHour))
-        _ = try model.change(SettingsPatch(timeFormat: .twelveHour))
-        _ = try model.change(SettingsPatch())
+        _ = try await model.change(SettingsPatch(timeFormat: .twelveHour))
+        _ = try await model.change(SettingsPatch(timeFormat: .twelveHour))
+        _ = try await model.change(SettingsPatch())
         #expect(store.saves == 1)
     }
 
@@ -104,11 +104,11 @@ struct SettingsModelTests {
     }
 
     @Test("when the store cannot save, change throws unavailable and the settings stay as they were")
-    func failingStore() throws {
+    func failingStore() async throws {
         let model = SettingsModel(configured: configured, store: FailingStore(), logger: logs.logger())
 
-        #expect {
-            _ = try model.change(SettingsPatch(timeFormat: .twelveHour))
+        await #expect {
+            _ = try await model.change(SettingsPatch(timeFormat: .twelveHour))
         } throws: { error in
             (error as? CommandError)?.code == .unavailable
         }

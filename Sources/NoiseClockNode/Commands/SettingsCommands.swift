@@ -17,7 +17,7 @@ struct SettingsCommands: CommandGroup {
             var patch = try SettingsPatch(arguments)
             if let meditation = patch.meditation { patch.meditation = try MeditationSettings.resolvingSounds(meditation, in: catalog) }
             let before = settings.current
-            let after = try settings.change(patch)
+            let after = try await settings.change(patch)
             if after != before {
                 // The woken clock service finds this clock already sent (the hub sends on change).
                 hub.publish(StateTopic.clock, time.face().state(at: time.now()).json)

@@ -123,7 +123,19 @@ struct AlarmFixture {
     func publishedAlarm(_ id: String) -> JSONValue? { alarms?.items.first { $0["id"]?.stringValue == id } }
 
     /// `alarms.json` as stored now (in-memory stores only).
-    var storedDocument: JSONValue? { memory?.document(AlarmScheduler.documentName) }
+    /// The store once the writes asked for so far are made: what a node started after this one
+    /// stopped finds.
+    func flushedStore() async -> any Store {
+        await node.writer.flush()
+        return store
+    }
+
+    /// `alarms.json` as stored, once the writes asked for so far are made (the clock's changes are
+    /// stored without waiting).
+    func storedDocument() async -> JSONValue? {
+        await node.writer.flush()
+        return memory?.document(AlarmScheduler.documentName)
+    }
 
     /// Whether the noise player sounds an alarm tone, and the tone inputs in the mixer.
     func toneSounding() async -> Bool { await node.noise?.alarmToneSounding ?? false }
