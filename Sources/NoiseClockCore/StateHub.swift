@@ -12,18 +12,35 @@ public enum StateChange: Sendable, Hashable {
 /// first gets a snapshot of the latest values, in the order the topics first appeared, then each
 /// change. Transport-neutral: it knows no broker and no topic prefix.
 ///
-/// Handlers run synchronously, under the hub's lock, so every subscriber sees the same order;
-/// a handler must be quick (hand the change to a queue) and must not call back into the hub.
+/// Handlers run outside the hub's lock, in the order the changes were made: a change is queued
+/// under the lock, and whichever thread finds no one delivering delivers the queue (its own change
+/// and those queued meanwhile) after unlocking. So the hub's lock is never held while a handler
+/// runs: a handler may publish into the hub (its change is delivered after the current one) or
+/// take locks of its own, and no lock order runs through the hub. A publisher must not hold a lock
+/// that a handler takes; a handler should be quick (hand the change on to a queue). A publisher
+/// never waits for another thread's delivery: its change is queued, and delivered, in order, by
+/// the thread already delivering.
 public final class StateHub: Sendable {
     public struct Subscription: Sendable, Hashable {
         let id: Int
     }
 
+    private typealias Handler = @Sendable (StateChange) -> Void
+
+    /// What is waiting to be delivered: a change to the subscribers there were when it was made,
+    /// or a new subscriber's snapshot.
+    private enum Delivery {
+        case change(StateChange, to: [Handler])
+        case snapshot([StateChange], to: Handler)
+    }
+
     private struct State {
         var latest: [String: JSONValue] = [:]
         var order: [String] = []
-        var subscribers: [(id: Int, handler: @Sendable (StateChange) -> Void)] = []
+        var subscribers: [(id: Int, handler: Handler)] = []
         var nextID = 0
+        var queue: [Delivery] = []
+        var delivering = false
     }
 
     private let state = Mutex(State())
@@ -34,34 +51,37 @@ public final class StateHub: Sendable {
     /// value already held: retained states go out on change (`always` sends it again anyway, for a
     /// state that must be refreshed on a schedule, such as `B/battery`).
     public func publish(_ topic: String, _ value: JSONValue, always: Bool = false) {
-        state.withLock { state in
+        let deliver = state.withLock { state -> Bool in
             let previous = state.latest.updateValue(value, forKey: topic)
             if previous == nil { state.order.append(topic) }
-            guard always || previous != value else { return }
-            for subscriber in state.subscribers { subscriber.handler(.state(topic: topic, value: value)) }
+            guard always || previous != value else { return false }
+            return Self.enqueue(.change(.state(topic: topic, value: value), to: state.subscribers.map(\.handler)), in: &state)
         }
+        if deliver { drain() }
     }
 
     /// Hands an event to every subscriber; events are not kept.
     public func emit(_ event: JSONValue) {
-        state.withLock { state in
-            for subscriber in state.subscribers { subscriber.handler(.event(event)) }
+        let deliver = state.withLock { state in
+            Self.enqueue(.change(.event(event), to: state.subscribers.map(\.handler)), in: &state)
         }
+        if deliver { drain() }
     }
 
     /// Adds a subscriber: `handler` gets every retained value now, then each change.
     @discardableResult
     public func subscribe(_ handler: @escaping @Sendable (StateChange) -> Void) -> Subscription {
-        state.withLock { state in
-            for topic in state.order {
-                if let value = state.latest[topic] { handler(.state(topic: topic, value: value)) }
-            }
+        let (subscription, deliver) = state.withLock { state in
+            let snapshot = state.order.compactMap { topic in state.latest[topic].map { StateChange.state(topic: topic, value: $0) } }
             state.nextID += 1
             state.subscribers.append((state.nextID, handler))
-            return Subscription(id: state.nextID)
+            return (Subscription(id: state.nextID), Self.enqueue(.snapshot(snapshot, to: handler), in: &state))
         }
+        if deliver { drain() }
+        return subscription
     }
 
+    /// Removes a subscriber; changes already queued for it may still reach it.
     public func unsubscribe(_ subscription: Subscription) {
         state.withLock { $0.subscribers.removeAll { $0.id == subscription.id } }
     }
@@ -69,5 +89,35 @@ public final class StateHub: Sendable {
     /// The latest value of each retained topic, in the order the topics first appeared.
     public var snapshot: [(topic: String, value: JSONValue)] {
         state.withLock { state in state.order.compactMap { topic in state.latest[topic].map { (topic, $0) } } }
+    }
+
+    /// Queues `delivery`; true when the caller is to deliver (no one else is).
+    private static func enqueue(_ delivery: Delivery, in state: inout State) -> Bool {
+        state.queue.append(delivery)
+        guard !state.delivering else { return false }
+        state.delivering = true
+        return true
+    }
+
+    /// Delivers the queue, outside the lock, until it is empty.
+    private func drain() {
+        var batch: [Delivery] = []
+        while true {
+            let more = state.withLock { state -> Bool in
+                swap(&batch, &state.queue)
+                if batch.isEmpty { state.delivering = false }
+                return !batch.isEmpty
+            }
+            guard more else { return }
+            for delivery in batch {
+                switch delivery {
+                case .change(let change, let handlers):
+                    for handler in handlers { handler(change) }
+                case .snapshot(let changes, let handler):
+                    for change in changes { handler(change) }
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
     }
 }

@@ -60,11 +60,7 @@ public final class FileStore: Store {
 
     public init(directory: String) throws(StoreError) {
         self.directory = directory
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError(path: directory, operation: "create", errno: Glibc.errno == 0 ? EACCES : Glibc.errno)
-        }
+        try Self.makeFolder(directory)
         for leftover in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         where leftover.hasPrefix(".") && leftover.contains(".tmp-") {
             unlink(path(leftover))
@@ -72,6 +68,23 @@ public final class FileStore: Store {
     }
 
     private func path(_ name: String) -> String { "\(directory)/\(name)" }
+
+    /// `mkdir -p`, with the errno of the `mkdir` that failed (not of some later call), or
+    /// ENOTDIR when a part of the path is a file.
+    private static func makeFolder(_ folder: String) throws(StoreError) {
+        var prefix = folder.hasPrefix("/") ? "" : "."
+        for part in folder.split(separator: "/") {
+            prefix += "/\(part)"
+            if mkdir(prefix, 0o755) != 0 {
+                let error = errno
+                guard error == EEXIST else { throw StoreError(path: folder, operation: "create", errno: error) }
+                var status = stat()
+                guard stat(prefix, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+                    throw StoreError(path: folder, operation: "create", errno: ENOTDIR)
+                }
+            }
+        }
+    }
 
     public func load(_ name: String) -> StoredDocument {
         guard let data = FileManager.default.contents(atPath: path(name)) else {
@@ -100,15 +113,38 @@ public final class FileStore: Store {
         return .movedAside(movedTo: target, reason: reason)
     }
 
+    /// Writes `value` as document `name`: a temporary file, `fsync`, `rename` over the old one,
+    /// `fsync` of the folder. Throws when any step fails, and then what is on disk is what was
+    /// there before: when only the folder's `fsync` fails, the rename has already happened, so the
+    /// old document is put back (or the new one removed when there was none), and a restart finds
+    /// what the node answered.
     public func save(_ name: String, _ value: JSONValue) throws {
-        let bytes = value.serializedBytes + [0x0A]
+        let target = path(name)
+        // What a failure after the rename must put back.
+        let previous = FileManager.default.contents(atPath: target).map { Array($0) }
+        try write(value.serializedBytes + [0x0A], to: target, name: name)
+        do {
+            try syncFolder()
+        } catch {
+            if let previous {
+                try? write(previous, to: target, name: name)
+            } else {
+                unlink(target)
+            }
+            try? syncFolder()
+            throw error
+        }
+    }
+
+    /// A temporary file, written and `fsync`ed, renamed over `target`.
+    private func write(_ bytes: [UInt8], to target: String, name: String) throws(StoreError) {
         // A name of its own per save, so two saves at once never share (and truncate) one temporary file.
         let temporary = path(".\(name).tmp-\(getpid())-\(UUID().uuidString.prefix(8))")
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError(path: temporary, operation: "create", errno: errno) }
         var written = 0
         while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 let failure = StoreError(path: temporary, operation: "write", errno: errno)
@@ -125,11 +161,14 @@ public final class FileStore: Store {
             throw failure
         }
         close(fd)
-        if rename(temporary, path(name)) != 0 {
-            let failure = StoreError(path: path(name), operation: "rename", errno: errno)
+        if rename(temporary, target) != 0 {
+            let failure = StoreError(path: target, operation: "rename", errno: errno)
             unlink(temporary)
             throw failure
         }
+    }
+
+    private func syncFolder() throws(StoreError) {
         let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else { throw StoreError(path: directory, operation: "open", errno: errno) }
         defer { close(folder) }

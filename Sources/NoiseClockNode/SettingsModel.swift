@@ -62,13 +62,14 @@ public final class SettingsModel: Sendable {
         } catch {
             outcome = .failure(error)
         }
-        // Under the lock, so that two changes reach the hub in the order they became current.
-        return try state.withLock { state throws(CommandError) in
+        let (before, after) = try state.withLock { state throws(CommandError) in
             let before = state.configured.applying(state.overrides.current)
             try state.overrides.settle(seq, outcome, what: "settings").result.get()
-            let after = state.configured.applying(state.overrides.current)
-            if after != before { hub.publish(StateTopic.settings, after.json) }
-            return after
+            return (before, state.configured.applying(state.overrides.current))
         }
+        // After the lock: changes settle on the node's thread, one after the other, so they reach
+        // the hub in the order they became current.
+        if after != before { hub.publish(StateTopic.settings, after.json) }
+        return after
     }
 }

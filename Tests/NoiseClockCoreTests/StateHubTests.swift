@@ -46,6 +46,22 @@ struct StateHubTests {
         #expect(later.received == [.state(topic: "alarm/state", value: ["state": "idle"])])
     }
 
+    @Test("a handler may publish into the hub: no deadlock, and its change reaches every subscriber after the one that caused it")
+    func handlerPublishes() {
+        let hub = StateHub()
+        let first = Recorder(), second = Recorder()
+        hub.subscribe { change in
+            first.handle(change)
+            // As a service that answers one state with another would.
+            if change == .state(topic: "alarm/state", value: "ringing") { hub.publish("display", "bright") }
+        }
+        hub.subscribe(second.handle)
+        hub.publish("alarm/state", "ringing")
+        let expected: [StateChange] = [.state(topic: "alarm/state", value: "ringing"), .state(topic: "display", value: "bright")]
+        #expect(first.received == expected)
+        #expect(second.received == expected)
+    }
+
     @Test("subscribers see the same order when many tasks publish at once; an unsubscribed one hears nothing more")
     func sameOrderUnderConcurrency() async {
         let hub = StateHub()

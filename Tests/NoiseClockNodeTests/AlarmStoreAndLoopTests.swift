@@ -10,6 +10,30 @@ import Testing
 
 @Suite("Alarm scheduler: store, alarm_upcoming and the service loop")
 struct AlarmStoreAndLoopTests {
+    @Test("an alarm rings on time while a settings change waits for a disk that does not answer; the change applies once its write is done")
+    func ringDoesNotWaitForAWrite() async throws {
+        let store = GateStore()
+        var started = store.started.makeAsyncIterator()
+        let f = try await AlarmFixture(store: store)
+        try await f.add(#"{"time":"08:10"}"#)
+        _ = await started.next()
+        store.close()
+        let change = Task { await f.respond("settings", #"{"time_format":"12h"}"#) }
+        #expect(await started.next()?["time_format"] == "12h", "the settings' write has started, and hangs")
+
+        await f.advance(to: fire)
+        #expect(f.events("alarm_ringing").count == 1)
+        #expect(f.alarmState?["state"] == "ringing")
+        #expect(f.node.settings.current.timeFormat == .twentyFourHour, "not current before it is stored")
+
+        store.open()
+        #expect(await change.value.isOK)
+        #expect(f.node.settings.current.timeFormat == .twelveHour)
+        // The ring was stored too, behind the settings.
+        await f.node.writer.flush()
+        #expect(store.inner.document(AlarmScheduler.documentName)?["ringing"]?["current"]?["phase"] == "ringing")
+    }
+
     @Test("when alarms.json cannot be saved, alarm/add answers unavailable and nothing changes")
     func failingStore() async throws {
         let f = try await AlarmFixture(store: FailingStore())

@@ -13,6 +13,8 @@ public final class CorrelatedClient: Sendable {
     public let responseTopic: String
     private final class Inbox: Sendable {
         let answers = Mutex<[String: JSONValue]>([:])
+        /// When each answer was read off the connection.
+        let arrivals = Mutex<[String: ContinuousClock.Instant]>([:])
         let watched = Mutex<[String: [MQTTMessage]]>([:])
     }
     private let inbox = Inbox()
@@ -34,7 +36,9 @@ public final class CorrelatedClient: Sendable {
             for await message in client.messages {
                 if message.topic == responseTopic, let correlation = message.correlationData {
                     let value = (try? JSONValue.parse(message.payload)) ?? .null
-                    inbox.answers.withLock { $0[String(decoding: correlation, as: UTF8.self)] = value }
+                    let key = String(decoding: correlation, as: UTF8.self)
+                    inbox.arrivals.withLock { $0[key] = ContinuousClock.now }
+                    inbox.answers.withLock { $0[key] = value }
                 } else {
                     inbox.watched.withLock { $0[message.topic, default: []].append(message) }
                 }
@@ -61,6 +65,9 @@ public final class CorrelatedClient: Sendable {
 
     /// The answer filed under `correlation`, if it has come.
     public func answer(_ correlation: String) -> JSONValue? { inbox.answers.withLock { $0[correlation] } }
+
+    /// When the answer filed under `correlation` arrived, if it has.
+    public func arrival(_ correlation: String) -> ContinuousClock.Instant? { inbox.arrivals.withLock { $0[correlation] } }
 
     /// How many of `correlations` have been answered.
     public func answeredCount(_ correlations: some Sequence<String>) -> Int {

@@ -33,7 +33,7 @@ let fleetIdleSeconds = option("--fleet-idle-seconds", default: 60)
 let wakeSeconds = option("--wake-seconds", default: 300)
 /// `--only LIST`: run only these rows (comma-separated names from `benchRows`), e.g. `--only wake-ups`;
 /// the broker and the first node always start, and the 10 alarms are always added.
-let benchRows = ["round-trip", "idle", "wake-ups", "burst", "start-up", "alarms", "sessions", "many-nodes", "fleet", "noise", "face"]
+let benchRows = ["round-trip", "idle", "wake-ups", "burst", "start-up", "alarms", "sessions", "many-nodes", "fleet", "noise", "face", "slow-storage"]
 let onlyRows: Set<String>? = arguments.firstIndex(of: "--only").map { index in
     guard index + 1 < arguments.count else { return [] }
     return Set(arguments[index + 1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
@@ -579,6 +579,10 @@ if runs("alarms") && alarmNodes > 0 && alarmMinutes > 0 {
         baseline: "—", target: "p99 ≤ 10 ms", met: lateness.count == added && added >= 20 && p99 <= 10))
     progress("alarm accuracy done")
 }
+
+// MARK: Slow storage (SlowStorageBench.swift)
+
+if runs("slow-storage") && slowStorageMinutes > 0 { rows.append(try await slowStorageRow(brokerPort: broker.port)) }
 
 // MARK: Timers and meditation gongs (SessionBench.swift)
 

@@ -122,7 +122,6 @@ struct AlarmFixture {
     /// The alarm with `id` in the latest `B/alarms`.
     func publishedAlarm(_ id: String) -> JSONValue? { alarms?.items.first { $0["id"]?.stringValue == id } }
 
-    /// `alarms.json` as stored now (in-memory stores only).
     /// The store once the writes asked for so far are made: what a node started after this one
     /// stopped finds.
     func flushedStore() async -> any Store {
