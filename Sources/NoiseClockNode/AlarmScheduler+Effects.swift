@@ -143,14 +143,8 @@ extension AlarmScheduler {
         try library.sound(reference, field: "sound", kind: .alarm).id
     }
 
-    /// Eight hex characters, the first a letter: an id sent as a bare payload must never read as
-    /// a JSON number (`12345678`, `123e4567`).
     func newID(in book: AlarmBook) -> String {
-        while true {
-            let hex = UUID().uuidString.lowercased().filter(\.isHexDigit)
-            let id = String("abcdef".randomElement() ?? "a") + hex.prefix(7)
-            if !book.alarms.contains(where: { $0.id == id }) { return id }
-        }
+        NodeIDs.new { id in book.alarms.contains { $0.id == id } }
     }
 
     func iso(_ instant: Date, _ zone: Zone) -> JSONValue {

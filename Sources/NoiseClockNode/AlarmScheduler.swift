@@ -162,7 +162,7 @@ public actor AlarmScheduler {
 
     // MARK: Time
 
-    /// Called by `AlarmService` before it starts ticking: publishes the alarm topics and goes on
+    /// Called by its `ClockworkService` before it starts looking: publishes the alarm topics and goes on
     /// with what was stored (a ring that had not timed out rings again, a snooze ends on time).
     public func start() async {
         guard !started else { return }
@@ -204,10 +204,6 @@ public actor AlarmScheduler {
         return step.wake
     }
 
-    /// Sleeps until `deadline`, or less when a command changes the alarms or the wall clock is set.
-    public nonisolated func sleep(until deadline: Date) async {
-        await wakeUp.sleep(until: deadline, on: time.clock)
-    }
 
     // MARK: Changes
 

@@ -181,9 +181,9 @@ public struct Node: Sendable {
             CommandService(
                 transport: transport, topics: configuration.topics, router: router, logger: logger, otherTopics: otherTopics),
             ClockService(hub: hub, time: time, wakeUp: clockWakeUp),
-            AlarmService(scheduler: alarms),
-            TimerService(scheduler: timers),
-            MeditationService(session: meditation),
+            ClockworkService("AlarmService", alarms),
+            ClockworkService("TimerService", timers),
+            ClockworkService("MeditationService", meditation),
             DisplayService(display: display, clock: time.clock),
             MeditationLibraryService(library: meditations),
         ]

@@ -277,12 +277,9 @@ public actor TimerScheduler {
         return sound.id
     }
 
-    /// Eight hex characters, the first a letter, as alarm ids.
+    /// A new timer id, as alarm ids are made (`NodeIDs`).
     private func newID() -> String {
-        while true {
-            let hex = UUID().uuidString.lowercased().filter(\.isHexDigit)
-            let id = String("abcdef".randomElement() ?? "a") + hex.prefix(7)
-            if !book.timers.contains(where: { $0.id == id }) { return id }
-        }
+        let staged = ledger.staged
+        return NodeIDs.new { id in staged.timers.contains { $0.id == id } }
     }
 }

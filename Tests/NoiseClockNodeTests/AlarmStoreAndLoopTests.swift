@@ -118,7 +118,7 @@ struct AlarmStoreAndLoopTests {
     func serviceLoop() async throws {
         let f = try await AlarmFixture(start: fire.addingTimeInterval(-2), startScheduler: false)
         let (id, _) = try await f.add(#"{"time":"08:10","label":"Work"}"#)
-        let service = AlarmService(scheduler: f.scheduler)
+        let service = ClockworkService("AlarmService", f.scheduler)
 
         try await whileRunning({ await service.run() }) {
             try await f.clock.waitUntilSleeping("the alarm service")

@@ -224,7 +224,7 @@ struct MeditationTimeTests {
     @Test("MeditationService, woken by the start verb, sleeps until the start gong and strikes it on its instant")
     func service() async throws {
         let f = try await AlarmFixture()
-        let service = Task { await MeditationService(session: f.node.meditation).run() }
+        let service = Task { await ClockworkService("MeditationService", f.node.meditation).run() }
         defer { service.cancel() }
         try await Task.sleep(for: .milliseconds(50))
         try await f.ok("meditation/start", #"{"minutes":1,"preparation_s":3}"#)
