@@ -44,7 +44,8 @@ struct AlarmStoreAndLoopTests {
         #expect(response.error?.code == .unavailable)
         // Nothing but B/status, which now says the state folder cannot be written.
         #expect(f.transport.published.filter { !$0.topic.hasSuffix("/status") }.count == published)
-        #expect(f.transport.published.last { $0.topic.hasSuffix("/status") }?.json?["storage"]?["ok"] == false)
+        let transport = f.transport
+        #expect(await eventually { transport.published.last { $0.topic.hasSuffix("/status") }?.json?["storage"]?["ok"] == false })
         #expect(f.alarms == [])
         #expect(await f.scheduler.state == AlarmScheduler.State())
         await f.advance(to: fire)

@@ -173,6 +173,37 @@ struct NodeCommandTests {
         #expect(storage?["error"]?.stringValue?.contains("No space left on device") == true)
     }
 
+    @Test("commands run side by side: a settings change waiting for its write holds neither a ping nor the next change, which shares its write")
+    func commandsSideBySide() async throws {
+        let store = GateStore()
+        var started = store.started.makeAsyncIterator()
+        let transport = FakeTransport()
+        let node = Node(
+            configuration: try makeConfiguration(), transport: transport, store: store, clock: frozenClock(at: NodeFixture.start),
+            logger: LogRecorder().logger())
+        let topics = node.configuration.topics
+        let service = CommandService(transport: transport, topics: topics, router: node.router, logger: LogRecorder().logger())
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        store.close()
+        transport.inject(MQTTMessage(topic: topics.command("settings"), text: #"{"time_format":"12h"}"#))
+        #expect(await started.next()?["time_format"] == "12h", "the first change's write has started, and hangs")
+        transport.inject(MQTTMessage(topic: topics.command("settings"), text: #"{"show_seconds":true}"#))
+        transport.inject(MQTTMessage(topic: topics.command("ping"), text: ""))
+        let answered = await eventually(timeout: .seconds(20)) { !transport.published(on: topics.response("ping")).isEmpty }
+        #expect(answered, "ping is answered while the write hangs")
+        #expect(transport.published(on: topics.response("settings")).isEmpty, "no settings change is answered before it is stored")
+
+        store.open()
+        _ = await eventually(timeout: .seconds(20)) { transport.published(on: topics.response("settings")).count == 2 }
+        let answers = transport.published(on: topics.response("settings")).compactMap(\.json)
+        #expect(answers.map { $0["data"]?["time_format"] } == ["12h", "12h"])
+        #expect(answers.map { $0["data"]?["show_seconds"] } == [false, true], "answered in the order sent")
+        // Two writes: the first, then the second change alone (it waited while the first was written).
+        #expect(store.saved.count == 2)
+        #expect(store.saved.last?["show_seconds"] == true && store.saved.last?["time_format"] == "12h")
+    }
+
     @Test("an unknown verb is answered unknown_verb")
     func unknownVerb() async throws {
         let fixture = try NodeFixture()
