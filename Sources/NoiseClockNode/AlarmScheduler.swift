@@ -227,13 +227,7 @@ public actor AlarmScheduler {
         case .unchanged(let unchanged):
             effect = unchanged
         case .queued(let seq, let ticket):
-            let outcome: Result<Void, StoreFailure>
-            do {
-                try await ticket.wait()
-                outcome = .success(())
-            } catch {
-                outcome = .failure(error)
-            }
+            let outcome = await ticket.outcome()
             let (made, result) = ledger.settle(seq, outcome, what: "alarms")
             for earlier in made { await perform(earlier.outcomes) }
             effect = try result.get()

@@ -144,13 +144,7 @@ public actor MeditationLibrary {
             renames[id] = rename == Rename() ? nil : rename
         }
         if case .queued(let seq, let ticket) = staged {
-            let outcome: Result<Void, StoreFailure>
-            do {
-                try await ticket.wait()
-                outcome = .success(())
-            } catch {
-                outcome = .failure(error)
-            }
+            let outcome = await ticket.outcome()
             let result = ledger.settle(seq, outcome, what: "the rename").result
             refresh()
             try result.get()

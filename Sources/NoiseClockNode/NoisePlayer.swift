@@ -339,13 +339,7 @@ public actor NoisePlayer {
     private func change(_ body: @escaping (inout Document) throws(CommandError) -> Event?) async throws(CommandError) -> JSONValue {
         let staged = try ledger.stage(body)
         guard case .queued(let seq, let ticket) = staged else { return current }
-        let outcome: Result<Void, StoreFailure>
-        do {
-            try await ticket.wait()
-            outcome = .success(())
-        } catch {
-            outcome = .failure(error)
-        }
+        let outcome = await ticket.outcome()
         let before = mix
         let (made, result) = ledger.settle(seq, outcome, what: "the noise mix")
         apply(from: before)

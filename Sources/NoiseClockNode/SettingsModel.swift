@@ -55,13 +55,7 @@ public final class SettingsModel: Sendable {
             (try? state.overrides.stage { overrides in overrides = overrides.merging(patch) }) ?? .unchanged(())
         }
         guard case .queued(let seq, let ticket) = staged else { return current }
-        let outcome: Result<Void, StoreFailure>
-        do {
-            try await ticket.wait()
-            outcome = .success(())
-        } catch {
-            outcome = .failure(error)
-        }
+        let outcome = await ticket.outcome()
         let (before, after) = try state.withLock { state throws(CommandError) in
             let before = state.configured.applying(state.overrides.current)
             try state.overrides.settle(seq, outcome, what: "settings").result.get()

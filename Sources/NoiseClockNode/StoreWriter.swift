@@ -30,7 +30,12 @@ public final class StoreTicket: Sendable {
 
     /// Returns once the write is durable; throws when it is not and never will be.
     public func wait() async throws(StoreFailure) {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, StoreFailure>, Never>) in
+        try await outcome().get()
+    }
+
+    /// The write's outcome, once there is one (what `Ledger.settle` takes).
+    public func outcome() async -> Result<Void, StoreFailure> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, StoreFailure>, Never>) in
             let ready: Result<Void, StoreFailure>? = phase.withLock { phase in
                 switch phase {
                 case .done(let result): return result
@@ -39,7 +44,6 @@ public final class StoreTicket: Sendable {
             }
             if let ready { continuation.resume(returning: ready) }
         }
-        try result.get()
     }
 
     /// Called once, by the writer thread.

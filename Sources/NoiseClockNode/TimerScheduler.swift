@@ -208,13 +208,7 @@ public actor TimerScheduler {
             if case .unchanged(let timers) = staged { return timers }
             return []
         }
-        let outcome: Result<Void, StoreFailure>
-        do {
-            try await ticket.wait()
-            outcome = .success(())
-        } catch {
-            outcome = .failure(error)
-        }
+        let outcome = await ticket.outcome()
         let result = ledger.settle(seq, outcome, what: "timers").result
         changed()
         return try result.get()

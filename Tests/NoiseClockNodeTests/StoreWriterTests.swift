@@ -128,13 +128,7 @@ struct StoreWriterTests {
             Issue.record("queued")
             return
         }
-        let outcome: Result<Void, StoreFailure>
-        do {
-            try await ticket.wait()
-            outcome = .success(())
-        } catch {
-            outcome = .failure(error)
-        }
+        let outcome = await ticket.outcome()
         #expect(throws: CommandError.self) { try ledger.settle(seq, outcome, what: "list").result.get() }
         #expect(ledger.current == ["x"] && ledger.staged == ["x"])
         store.fail(false)

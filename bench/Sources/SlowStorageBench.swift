@@ -37,14 +37,7 @@ func slowStorageRow(brokerPort: Int) async throws -> Row {
     let client = try await CorrelatedClient(port: brokerPort, responseTopic: "bench/slow-storage/answers")
 
     // One-shot alarms at the next whole minutes at least 20 s away (each add waits for its write).
-    let zone = TimeZone(identifier: "Europe/Berlin") ?? .current
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = zone
-    let soon = Date().addingTimeInterval(20)
-    let firstMinute = calendar.dateInterval(of: .minute, for: soon).map { $0.end } ?? soon
-    let formatter = DateFormatter()
-    formatter.timeZone = zone
-    formatter.dateFormat = "HH:mm"
+    let (firstMinute, formatter) = alarmMinutes(atLeast: 20, in: TimeZone(identifier: "Europe/Berlin") ?? .current)
     var adds: [String] = []
     for minute in 0..<slowStorageMinutes {
         let time = formatter.string(from: firstMinute.addingTimeInterval(Double(minute * 60)))

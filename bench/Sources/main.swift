@@ -517,6 +517,17 @@ if runs("start-up") {
         baseline: "—", target: "≤ 300 ms", met: startMax <= 300 && incomplete == 0))
 }
 
+/// The first whole minute at least `seconds` away, and a formatter of `HH:mm` in `zone` (the nodes' zone) for the alarms.
+func alarmMinutes(atLeast seconds: Double, in zone: TimeZone) -> (first: Date, formatter: DateFormatter) {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = zone
+    let soon = Date().addingTimeInterval(seconds)
+    let formatter = DateFormatter()
+    formatter.timeZone = zone
+    formatter.dateFormat = "HH:mm"
+    return (calendar.dateInterval(of: .minute, for: soon).map { $0.end } ?? soon, formatter)
+}
+
 // MARK: Alarm accuracy: `alarm_ringing` at a subscriber minus `fires_at`, real time, several nodes.
 
 if runs("alarms") && alarmNodes > 0 && alarmMinutes > 0 {
@@ -534,13 +545,7 @@ if runs("alarms") && alarmNodes > 0 && alarmMinutes > 0 {
         if message.text == "online" { online += 1 }
     }
     // One-shot alarms at the next whole minutes at least 10 s away, one per node per minute.
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = zone
-    let soon = Date().addingTimeInterval(10)
-    let firstMinute = calendar.dateInterval(of: .minute, for: soon).map { $0.end } ?? soon
-    let formatter = DateFormatter()
-    formatter.timeZone = zone
-    formatter.dateFormat = "HH:mm"
+    let (firstMinute, formatter) = alarmMinutes(atLeast: 10, in: zone)
     var added = 0
     for minute in 0..<alarmMinutes {
         let time = formatter.string(from: firstMinute.addingTimeInterval(Double(minute * 60)))
