@@ -52,6 +52,31 @@ struct NoisePlayerTests {
         #expect(fixture.lastNoise == data)
     }
 
+    @Test("when noise.json cannot be written, a noise verb is answered unavailable and nothing is heard or published of it; with the disk back it works")
+    func failingStore() async throws {
+        let fixture = try PlayerFixture()
+        let store = BreakableStore()
+        let player = NoisePlayer(
+            library: fixture.library, arbiter: fixture.arbiter, store: store, hub: fixture.wiring.hub, time: fixture.wiring.time,
+            fadeMilliseconds: PlayerFixture.fadeMilliseconds, logger: LogRecorder().logger())
+        _ = try await player.play([("white-noise", nil)], volume: nil, sleepMinutes: nil)
+        let published = fixture.noiseStates.count
+        store.broken.withLock { $0 = true }
+
+        #expect(await commandError { _ = try await player.play([("pink-noise", nil)], volume: nil, sleepMinutes: nil) }?.code == .unavailable)
+        #expect(await commandError { _ = try await player.setVolume(10) }?.code == .unavailable)
+        #expect(await commandError { _ = try await player.stop() }?.code == .unavailable)
+        #expect(fixture.output.ids == ["noise:white-noise"], "pink noise never started")
+        #expect(fixture.output.gain(of: "noise:white-noise") == noiseGain(100), "the volume did not move")
+        #expect(fixture.noiseStates.count == published, "no B/noise for a refused change")
+        #expect(fixture.events == ["noise_started"])
+
+        store.broken.withLock { $0 = false }
+        let stopped = try await player.stop()
+        #expect(stopped == noiseState(playing: false, []))
+        #expect(store.inner.document(NoisePlayer.documentName)?["playing"] == false)
+    }
+
     @Test("play accepts a catalog name in any case")
     func playByName() async throws {
         let fixture = try PlayerFixture()
