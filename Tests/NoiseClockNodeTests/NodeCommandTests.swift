@@ -1,6 +1,7 @@
 import Foundation
 import NoiseClockCore
 import NoiseClockMQTT
+import NoiseClockSystem
 import Testing
 
 @testable import NoiseClockNode
@@ -183,7 +184,8 @@ struct NodeCommandTests {
             logger: LogRecorder().logger())
         let topics = node.configuration.topics
         let service = CommandService(transport: transport, topics: topics, router: node.router, logger: LogRecorder().logger())
-        let running = Task { try await service.run() }
+        // On the node's one thread, as in the node: what resumes first runs first.
+        let running = Task(executorPreference: NodeExecutor.shared) { try await service.run() }
         defer { running.cancel() }
         store.close()
         transport.inject(MQTTMessage(topic: topics.command("settings"), text: #"{"time_format":"12h"}"#))
