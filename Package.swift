@@ -116,11 +116,11 @@ let package = Package(
         .testTarget(name: "NoiseClockSystemTests", dependencies: ["NoiseClockSystem"]),
         .testTarget(
             name: "NoiseClockCoreTests",
-            dependencies: ["NoiseClockCore", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: ["NoiseClockCore", "NoiseClockTestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(
             name: "NoiseClockAudioTests",
-            dependencies: ["NoiseClockAudio", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["NoiseClockAudio", "NoiseClockTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "NoiseClockPowerTests", dependencies: ["NoiseClockPower", "NoiseClockCore"]),
         .testTarget(name: "NoiseClockDisplayTests", dependencies: ["NoiseClockDisplay"]),
@@ -131,6 +131,7 @@ let package = Package(
                 "NoiseClockCore",
                 "NoiseClockMQTT",
                 "NoiseClockAudio",
+                "NoiseClockTestSupport",
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -112,13 +112,6 @@ struct Ledger<State: Equatable, Effect> {
         return writer.enqueue(name, encode(staged), generation: generation)
     }
 
-    /// Queues the current state again (after a failure, so that what the clock changed is stored
-    /// once the disk works again).
-    mutating func rewrite() {
-        catchUp()
-        writer.enqueue(name, encode(staged), generation: generation)
-    }
-
     /// A write of this document failed since the last look (the clock's, not awaited): the staged
     /// changes went with it.
     private mutating func catchUp() {

@@ -8,7 +8,7 @@ struct DecoderTests {
     func lengthAndFormat() async throws {
         try await withTemporaryDirectory { directory in
             let file = "\(directory)/tone.mp3"
-            try makeMP3(sine(seconds: 1.0), channels: 1, at: file)
+            try await makeMP3(sine(seconds: 1.0), channels: 1, at: file)
             let decoder = try MP3Decoder(path: file)
             #expect(decoder.frameCount == 44_100)
             let samples = try decoder.decodeAll()
@@ -29,11 +29,7 @@ struct DecoderTests {
             let mono = (0..<48_000).map { Int16(10_000 * sin(2 * .pi * 440 * Double($0) / 48_000)) }
             let stereo = mono.flatMap { [$0, Int16(Double($0) * 0.5)] }
             try stereo.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: raw)) }
-            let lame = Process()
-            lame.executableURL = URL(fileURLWithPath: "/usr/bin/lame")
-            lame.arguments = ["--silent", "-r", "-s", "48", "--bitwidth", "16", "--signed", "--little-endian", "-m", "s", "-b", "128", raw, file]
-            try lame.run()
-            lame.waitUntilExit()
+            try await lame(["-m", "s", "-b", "128", raw, file], rate: "48")
             let decoder = try MP3Decoder(path: file)
             let samples = try decoder.decodeAll()
             // libmpg123's resampler is crude and its gapless trimming at another rate approximate: within 3 %.
@@ -69,7 +65,7 @@ struct DecoderTests {
     func rewind() async throws {
         try await withTemporaryDirectory { directory in
             let file = "\(directory)/tone.mp3"
-            try makeMP3(sine(seconds: 0.5, frequency: 300), channels: 1, at: file)
+            try await makeMP3(sine(seconds: 0.5, frequency: 300), channels: 1, at: file)
             let decoder = try MP3Decoder(path: file)
             let first = try decoder.decodeAll()
             let second = try decoder.decodeAll()

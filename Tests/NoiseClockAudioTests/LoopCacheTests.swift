@@ -24,7 +24,7 @@ struct LoopCacheTests {
     func switchMidPass(period: Int) async throws {
         try await withTemporaryDirectory { directory in
             let file = "\(directory)/tone.mp3"
-            try makeMP3(sine(seconds: 0.73), channels: 1, at: file)
+            try await makeMP3(sine(seconds: 0.73), channels: 1, at: file)
             let decoded = try MP3Decoder(path: file).decodeAll()
             let loop = try #require(DecodedLoop.decode(file, account: nil))
             let slot = LoopSlot()
@@ -57,10 +57,10 @@ struct LoopCacheTests {
     func chunkedDecode() async throws {
         try await withTemporaryDirectory { directory in
             let mono = "\(directory)/mono.mp3", parting = "\(directory)/parting.mp3"
-            try makeMP3(sine(seconds: 0.6), channels: 1, at: mono)
+            try await makeMP3(sine(seconds: 0.6), channels: 1, at: mono)
             // Both channels the same for 0.4 s (several chunks), then the right one a fifth higher.
             let left = sine(seconds: 0.8), right = sine(seconds: 0.4) + sine(seconds: 0.8, frequency: 660).dropFirst(17_640)
-            try makeMP3(zip(left, right).flatMap { [$0, $1] }, channels: 2, at: parting)
+            try await makeMP3(zip(left, right).flatMap { [$0, $1] }, channels: 2, at: parting)
             for (file, expectMono) in [(mono, true), (parting, false)] {
                 #expect(try MP3Decoder(path: file).isMonoFile == expectMono, "the file's own mode, for the estimate")
                 let whole = try MP3Decoder(path: file).decodeAll()
@@ -77,7 +77,7 @@ struct LoopCacheTests {
     func cacheSharesLoops() async throws {
         try await withTemporaryDirectory { directory in
             let file = "\(directory)/tone.mp3"
-            try makeMP3(sine(seconds: 0.5), channels: 1, at: file)
+            try await makeMP3(sine(seconds: 0.5), channels: 1, at: file)
             let cache = LoopCache(budget: 1 << 20)
             #expect(cache.loop(file) == nil)
             let frames = try MP3Decoder(path: file).frameCount
@@ -88,7 +88,7 @@ struct LoopCacheTests {
                 #expect(shared === slot.loop && shared.isMono && shared.frames == frames)
                 #expect(cache.memory.current == shared.bytes)
                 // The file replaced by a longer one: another key, decoded again.
-                try makeMP3(sine(seconds: 0.9), channels: 1, at: file)
+                try await makeMP3(sine(seconds: 0.9), channels: 1, at: file)
                 #expect(cache.loop(file) == nil)
             }
             #expect(await eventually { cache.memory.current == 0 }, "nothing plays it: its memory is gone")
@@ -99,8 +99,8 @@ struct LoopCacheTests {
     func budget() async throws {
         try await withTemporaryDirectory { directory in
             let first = "\(directory)/a.mp3", second = "\(directory)/b.mp3"
-            try makeMP3(sine(seconds: 0.5), channels: 1, at: first)
-            try makeMP3(sine(seconds: 0.5, frequency: 660), channels: 1, at: second)
+            try await makeMP3(sine(seconds: 0.5), channels: 1, at: first)
+            try await makeMP3(sine(seconds: 0.5, frequency: 660), channels: 1, at: second)
             let frames = try MP3Decoder(path: first).frameCount
             #expect(LoopCache(budget: frames * 4 - 1).decodeAhead(first, frames: frames) == nil, "a stereo estimate")
             let cache = LoopCache(budget: frames * 3)  // one mono loop and a half
@@ -121,8 +121,8 @@ struct LoopCacheTests {
     func hold() async throws {
         try await withTemporaryDirectory { directory in
             let tone = "\(directory)/tone.mp3", gong = "\(directory)/gong.mp3"
-            try makeMP3(sine(seconds: 0.5), channels: 1, at: tone)
-            try makeMP3(sine(seconds: 0.5, frequency: 660), channels: 1, at: gong)
+            try await makeMP3(sine(seconds: 0.5), channels: 1, at: tone)
+            try await makeMP3(sine(seconds: 0.5, frequency: 660), channels: 1, at: gong)
             let frames = try MP3Decoder(path: tone).frameCount
             let cache = LoopCache(budget: 1 << 20)
             cache.hold([tone], for: "alarms")

@@ -3,22 +3,15 @@ import Testing
 @testable import NoiseClockAudio
 
 /// Encodes `seconds` of a 440 Hz tone at `rate` kHz to `path` with lame and the given tag options.
-private func makeTaggedMP3(_ path: String, seconds: Double = 2, rate: Int = 44_100, _ tags: [String]) throws {
+private func makeTaggedMP3(_ path: String, seconds: Double = 2, rate: Int = 44_100, _ tags: [String]) async throws {
     let raw = path + ".raw"
     let count = Int(seconds * Double(rate))
     let samples = (0..<count).map { Int16(8_000 * sin(2 * .pi * 440 * Double($0) / Double(rate))) }
     try samples.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: raw)) }
     defer { try? FileManager.default.removeItem(atPath: raw) }
-    let lame = Process()
-    lame.executableURL = URL(fileURLWithPath: "/usr/bin/lame")
-    lame.arguments = ["--silent", "-r", "-s", "\(Double(rate) / 1000)", "--bitwidth", "16", "--signed", "--little-endian",
-                      "-m", "m", "-b", "64"] + tags + [raw, path]
-    try lame.run()
-    lame.waitUntilExit()
-    guard lame.terminationStatus == 0 else { throw AudioError(subject: path, reason: "lame failed") }
+    try await lame(["-m", "m", "-b", "64"] + tags + [raw, path], rate: "\(Double(rate) / 1000)")
 }
 
-/// Appends an ID3v1 tag (128 bytes: `TAG`, then 30-byte title, artist and album in Latin-1).
 private func appendID3v1(_ path: String, title: String, artist: String = "", album: String = "") throws {
     func field(_ text: String, _ width: Int) -> [UInt8] {
         let bytes = text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }
@@ -39,7 +32,7 @@ struct MP3MetadataTests {
     func id3v2UTF16() async throws {
         try await withTemporaryDirectory { directory in
             let file = "\(directory)/a.mp3"
-            try makeTaggedMP3(file, seconds: 3, ["--id3v2-only", "--id3v2-utf16", "--tt", "Körper-Scan 静", "--ta", "Tara Brach", "--tl", "Stille"])
+            try await makeTaggedMP3(file, seconds: 3, ["--id3v2-only", "--id3v2-utf16", "--tt", "Körper-Scan 静", "--ta", "Tara Brach", "--tl", "Stille"])
             let metadata = try MP3Metadata.read(path: file)
             #expect(metadata.title == "Körper-Scan 静")
             #expect(metadata.artist == "Tara Brach")
@@ -53,7 +46,7 @@ struct MP3MetadataTests {
     func id3v2Latin1() async throws {
         try await withTemporaryDirectory { directory in
             let file = "\(directory)/a.mp3"
-            try makeTaggedMP3(file, ["--id3v2-only", "--id3v2-latin1", "--tt", "Atemübung", "--ta", "Jürgen Ö"])
+            try await makeTaggedMP3(file, ["--id3v2-only", "--id3v2-latin1", "--tt", "Atemübung", "--ta", "Jürgen Ö"])
             let metadata = try MP3Metadata.read(path: file)
             #expect(metadata.title == "Atemübung")
             #expect(metadata.artist == "Jürgen Ö")
@@ -64,7 +57,7 @@ struct MP3MetadataTests {
     func id3v1Only() async throws {
         try await withTemporaryDirectory { directory in
             let file = "\(directory)/a.mp3"
-            try makeTaggedMP3(file, ["--id3v1-only", "--tt", "Körper", "--ta", "Ärtist", "--tl", "Ruhe"])
+            try await makeTaggedMP3(file, ["--id3v1-only", "--tt", "Körper", "--ta", "Ärtist", "--tl", "Ruhe"])
             let metadata = try MP3Metadata.read(path: file)
             #expect(metadata.title == "Körper")
             #expect(metadata.artist == "Ärtist")
@@ -77,7 +70,7 @@ struct MP3MetadataTests {
     func id3v2OverID3v1() async throws {
         try await withTemporaryDirectory { directory in
             let file = "\(directory)/a.mp3"
-            try makeTaggedMP3(file, ["--id3v2-only", "--ta", "New artist"])
+            try await makeTaggedMP3(file, ["--id3v2-only", "--ta", "New artist"])
             try appendID3v1(file, title: "Old title", artist: "Old artist")
             let metadata = try MP3Metadata.read(path: file)
             #expect(metadata.artist == "New artist")
@@ -89,8 +82,8 @@ struct MP3MetadataTests {
     func untagged() async throws {
         try await withTemporaryDirectory { directory in
             let plain = "\(directory)/plain.mp3", other = "\(directory)/48k.mp3"
-            try makeTaggedMP3(plain, seconds: 2.5, [])
-            try makeTaggedMP3(other, seconds: 1.5, rate: 48_000, [])
+            try await makeTaggedMP3(plain, seconds: 2.5, [])
+            try await makeTaggedMP3(other, seconds: 1.5, rate: 48_000, [])
             let metadata = try MP3Metadata.read(path: plain)
             #expect(metadata.title.isEmpty && metadata.artist.isEmpty && metadata.album.isEmpty)
             #expect(abs(metadata.durationSeconds - 2.5) < 0.001, "\(metadata.durationSeconds)")
@@ -145,17 +138,17 @@ private func render(_ source: PlayOnceSource, frames: Int) -> (count: Int, sampl
 @Suite("PlayOnceSource: a file played once, paused, sought")
 struct PlayOnceSourceTests {
     /// A 2 s tone whose level rises over the file, so every position sounds different.
-    func makeFile(_ directory: String) throws -> String {
+    func makeFile(_ directory: String) async throws -> String {
         let file = "\(directory)/rise.mp3"
         let samples = (0..<88_200).map { Int16(Double($0) / 88_200 * 20_000 * sin(2 * .pi * 440 * Double($0) / 44_100)) }
-        try makeMP3(samples, channels: 1, at: file)
+        try await makeMP3(samples, channels: 1, at: file)
         return file
     }
 
     @Test("plays the file once, exactly, then gives fewer frames and nothing after")
     func playsOnce() async throws {
         try await withTemporaryDirectory { directory in
-            let file = try makeFile(directory)
+            let file = try await makeFile(directory)
             let expected = try MP3Decoder(path: file).decodeAll()
             let source = PlayOnceSource(decoder: try MP3Decoder(path: file))
             #expect(source.lengthFrames == 88_200)
@@ -171,7 +164,7 @@ struct PlayOnceSourceTests {
     @Test("paused: full periods of silence, the position stays; resumed: it goes on where it was")
     func pause() async throws {
         try await withTemporaryDirectory { directory in
-            let file = try makeFile(directory)
+            let file = try await makeFile(directory)
             let expected = try MP3Decoder(path: file).decodeAll()
             let source = PlayOnceSource(decoder: try MP3Decoder(path: file))
             let first = render(source, frames: 10_000)
@@ -193,7 +186,7 @@ struct PlayOnceSourceTests {
     @Test("seek moves the position, forward and back, paused or not; past the end the source ends")
     func seek() async throws {
         try await withTemporaryDirectory { directory in
-            let file = try makeFile(directory)
+            let file = try await makeFile(directory)
             let expected = try MP3Decoder(path: file).decodeAll()
             let source = PlayOnceSource(decoder: try MP3Decoder(path: file))
             _ = render(source, frames: 4_096)
@@ -224,7 +217,7 @@ struct PlayOnceSourceTests {
     @Test("in the mixer: a paused source stays in the mix, an ended one is dropped")
     func inTheMixer() async throws {
         try await withTemporaryDirectory { directory in
-            let source = PlayOnceSource(decoder: try MP3Decoder(path: try makeFile(directory)), paused: true)
+            let source = PlayOnceSource(decoder: try MP3Decoder(path: try await makeFile(directory)), paused: true)
             var mixer = Mixer()
             mixer.add("meditation", source: source, gain: 1, fadeInFrames: 0, immediate: true)
             var out = [Int16](repeating: 0, count: 8_192)

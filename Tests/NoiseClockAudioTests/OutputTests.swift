@@ -18,7 +18,7 @@ struct OutputTests {
         try await withTemporaryDirectory { directory in
             let file = "\(directory)/tone.mp3"
             // 0.73 s of a 440 Hz tone: the loop point is mid-cycle, where a gap or an overlap shows.
-            try makeMP3(sine(seconds: 0.73), channels: 1, at: file)
+            try await makeMP3(sine(seconds: 0.73), channels: 1, at: file)
             let decoded = try MP3Decoder(path: file).decodeAll()
             let sink = "\(directory)/out.raw"
             let engine = AudioEngine(device: "file:'\(sink)',raw", logger: quietLogger())

@@ -1,4 +1,5 @@
 import Foundation
+import NoiseClockTestSupport
 import Logging
 @testable import NoiseClockAudio
 
@@ -10,18 +11,20 @@ func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws 
     return try await body(path)
 }
 
-/// Encodes interleaved 44.1 kHz 16-bit samples (`channels` of them) to an MP3 with lame.
-func makeMP3(_ samples: [Int16], channels: Int, at path: String) throws {
+/// Encodes interleaved 44.1 kHz 16-bit samples (`channels` of them) to an MP3 with lame, waiting
+/// for it without holding a thread of the test pool.
+func makeMP3(_ samples: [Int16], channels: Int, at path: String) async throws {
     let raw = path + ".raw"
     try samples.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: raw)) }
     defer { try? FileManager.default.removeItem(atPath: raw) }
-    let lame = Process()
-    lame.executableURL = URL(fileURLWithPath: "/usr/bin/lame")
-    lame.arguments = ["--silent", "-r", "-s", "44.1", "--bitwidth", "16", "--signed", "--little-endian",
-                      "-m", channels == 1 ? "m" : "j", "-b", "128", raw, path]
-    try lame.run()
-    lame.waitUntilExit()
-    guard lame.terminationStatus == 0 else { throw AudioError(subject: path, reason: "lame failed") }
+    try await lame(["-m", channels == 1 ? "m" : "j", "-b", "128", raw, path])
+}
+
+/// Runs lame on raw 44.1 kHz 16-bit little-endian input (`arguments` after the input format).
+func lame(_ arguments: [String], rate: String = "44.1") async throws {
+    let (code, output) = try await runToEnd(
+        "/usr/bin/lame", ["--silent", "-r", "-s", rate, "--bitwidth", "16", "--signed", "--little-endian"] + arguments)
+    guard code == 0 else { throw AudioError(subject: arguments.last ?? "", reason: "lame failed: \(output)") }
 }
 
 /// `seconds` of a sine at `frequency`, mono, at `amplitude` of full scale.

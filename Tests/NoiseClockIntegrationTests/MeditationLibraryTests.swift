@@ -5,24 +5,20 @@ import NoiseClockTestSupport
 import Testing
 
 /// `seconds` of a quiet tone as an MP3 at `path` (folders made as needed), tagged with lame's options.
-private func makeMP3(_ path: String, seconds: Double = 2, _ tags: [String] = []) throws {
+private func makeMP3(_ path: String, seconds: Double = 2, _ tags: [String] = []) async throws {
     try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     let raw = path + ".raw"
     let samples = (0..<Int(seconds * 44_100)).map { Int16(3_000 * sin(2 * .pi * 220 * Double($0) / 44_100)) }
     try samples.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: raw)) }
     defer { try? FileManager.default.removeItem(atPath: raw) }
-    let status = try runLame(["--silent", "-r", "-s", "44.1", "--bitwidth", "16", "--signed", "--little-endian", "-m", "m", "-b", "64"]
+    let status = try await runLame(["--silent", "-r", "-s", "44.1", "--bitwidth", "16", "--signed", "--little-endian", "-m", "m", "-b", "64"]
         + tags + [raw, path])
     #expect(status == 0)
 }
 
-private func runLame(_ arguments: [String]) throws -> Int32 {
-    let lame = Process()
-    lame.executableURL = URL(fileURLWithPath: "/usr/bin/lame")
-    lame.arguments = arguments
-    try lame.run()
-    lame.waitUntilExit()
-    return lame.terminationStatus
+/// Runs lame, waiting for it without holding a thread of the test pool.
+private func runLame(_ arguments: [String]) async throws -> Int32 {
+    try await runToEnd("/usr/bin/lame", arguments).code
 }
 
 /// Every entry of a `B/meditations` payload, group after group.
@@ -42,12 +38,12 @@ private func entry(_ library: JSONValue?, file: String) -> JSONValue? {
 struct MeditationLibraryIntegrationTests {
     /// A folder with a tagged file in a teacher's subfolder, an untagged file, a file that is not an
     /// MP3, and a symlink to an MP3 outside the folder; returns the folder.
-    func makeLibrary(in directory: String) throws -> String {
+    func makeLibrary(in directory: String) async throws -> String {
         let folder = "\(directory)/meditations"
-        try makeMP3("\(folder)/tara/body-scan.mp3", seconds: 3, ["--tt", "Body scan", "--ta", "Tara Brach", "--tl", "Practices"])
-        try makeMP3("\(folder)/quiet_sitting.mp3")
+        try await makeMP3("\(folder)/tara/body-scan.mp3", seconds: 3, ["--tt", "Body scan", "--ta", "Tara Brach", "--tl", "Practices"])
+        try await makeMP3("\(folder)/quiet_sitting.mp3")
         try Data(String(repeating: "no audio here\n", count: 50).utf8).write(to: URL(fileURLWithPath: "\(folder)/broken.mp3"))
-        try makeMP3("\(directory)/private/secret.mp3", ["--tt", "Secret"])
+        try await makeMP3("\(directory)/private/secret.mp3", ["--tt", "Secret"])
         try FileManager.default.createSymbolicLink(atPath: "\(folder)/escape.mp3", withDestinationPath: "\(directory)/private/secret.mp3")
         return folder
     }
@@ -56,7 +52,7 @@ struct MeditationLibraryIntegrationTests {
     func retainedLibrary() async throws {
         let directory = try makeTemporaryDirectory("meditations")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let folder = try makeLibrary(in: directory)
+        let folder = try await makeLibrary(in: directory)
         try await withNode(environment: ["NOISECLOCK_MEDITATIONS_DIR": folder]) { node, process, client in
             let topic = node.topics.state(StateTopic.meditations)
             #expect(await client.waitFor(topic) != nil)
@@ -85,7 +81,7 @@ struct MeditationLibraryIntegrationTests {
     func renamePersistsAndRescan() async throws {
         let directory = try makeTemporaryDirectory("meditations-edit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let folder = try makeLibrary(in: directory)
+        let folder = try await makeLibrary(in: directory)
         let environment = ["NOISECLOCK_MEDITATIONS_DIR": folder]
         try await withNode(environment: environment) { node, process, client in
             let topic = node.topics.state(StateTopic.meditations)
@@ -111,7 +107,7 @@ struct MeditationLibraryIntegrationTests {
                 #expect(entry(library, file: "tara/body-scan.mp3")?["name"] == "Evening scan")
                 #expect(entry(library, file: "tara/body-scan.mp3")?["id"] == .string(id))
 
-                try makeMP3("\(folder)/tara/new-one.mp3", ["--tt", "Loving kindness", "--ta", "Tara Brach"])
+                try await makeMP3("\(folder)/tara/new-one.mp3", ["--tt", "Loving kindness", "--ta", "Tara Brach"])
                 let rescanned = try await client.request(node.topics, "meditation/rescan")
                 #expect(rescanned["data"]?["count"] == 4)
                 #expect(entry(rescanned["data"], file: "tara/new-one.mp3")?["name"] == "Loving kindness")

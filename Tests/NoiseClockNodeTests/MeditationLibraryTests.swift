@@ -1,4 +1,5 @@
 import Foundation
+import NoiseClockTestSupport
 import NoiseClockCore
 import Synchronization
 import Testing
@@ -6,20 +7,19 @@ import Testing
 @testable import NoiseClockNode
 
 /// Encodes `seconds` of a quiet tone to `path` (folders made as needed) with lame and its tag options.
-func makeMeditationMP3(_ path: String, seconds: Double = 2, title: String? = nil, artist: String? = nil) throws {
+func makeMeditationMP3(_ path: String, seconds: Double = 2, title: String? = nil, artist: String? = nil) async throws {
     try FileManager.default.createDirectory(
         atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     let raw = path + ".raw"
     let samples = (0..<Int(seconds * 44_100)).map { Int16(4_000 * sin(2 * .pi * 330 * Double($0) / 44_100)) }
     try samples.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: raw)) }
     defer { try? FileManager.default.removeItem(atPath: raw) }
-    let lame = Process()
-    lame.executableURL = URL(fileURLWithPath: "/usr/bin/lame")
-    lame.arguments = ["--silent", "-r", "-s", "44.1", "--bitwidth", "16", "--signed", "--little-endian", "-m", "m", "-b", "64"]
-        + (title.map { ["--tt", $0] } ?? []) + (artist.map { ["--ta", $0] } ?? []) + [raw, path]
-    try lame.run()
-    lame.waitUntilExit()
-    #expect(lame.terminationStatus == 0)
+    // Waited for without holding a thread of the test pool.
+    let (code, output) = try await runToEnd(
+        "/usr/bin/lame",
+        ["--silent", "-r", "-s", "44.1", "--bitwidth", "16", "--signed", "--little-endian", "-m", "m", "-b", "64"]
+            + (title.map { ["--tt", $0] } ?? []) + (artist.map { ["--ta", $0] } ?? []) + [raw, path])
+    #expect(code == 0, "lame: \(output)")
 }
 
 /// 64-bit FNV-1a, written here from its definition, to check the ids against.
@@ -54,21 +54,21 @@ extension JSONValue {
 struct MeditationLibraryTests {
     /// Two teachers in subfolders, an untagged file at the top, an undecodable file, and things
     /// that are not listed: a text file, a hidden file, a file two folders deep.
-    func makeFolder(_ d: TemporaryDirectory) throws {
-        try makeMeditationMP3(d.file("tara/body-scan.mp3"), seconds: 3, title: "Body scan", artist: "Tara Brach")
-        try makeMeditationMP3(d.file("tara/Breath.MP3"), seconds: 2, title: "awareness of breath", artist: "Tara Brach")
-        try makeMeditationMP3(d.file("alan/morning.mp3"), seconds: 2, title: "Morning", artist: "alan watts")
-        try makeMeditationMP3(d.file("evening_calm-down.mp3"), seconds: 4)
+    func makeFolder(_ d: TemporaryDirectory) async throws {
+        try await makeMeditationMP3(d.file("tara/body-scan.mp3"), seconds: 3, title: "Body scan", artist: "Tara Brach")
+        try await makeMeditationMP3(d.file("tara/Breath.MP3"), seconds: 2, title: "awareness of breath", artist: "Tara Brach")
+        try await makeMeditationMP3(d.file("alan/morning.mp3"), seconds: 2, title: "Morning", artist: "alan watts")
+        try await makeMeditationMP3(d.file("evening_calm-down.mp3"), seconds: 4)
         try d.write("broken.mp3", String(repeating: "this is no audio\n", count: 100))
         try d.write("notes.txt", "not a meditation")
-        try makeMeditationMP3(d.file(".hidden.mp3"))
-        try makeMeditationMP3(d.file("tara/deeper/too-deep.mp3"))
+        try await makeMeditationMP3(d.file(".hidden.mp3"))
+        try await makeMeditationMP3(d.file("tara/deeper/too-deep.mp3"))
     }
 
     @Test("a scan lists the .mp3 files by teacher and name, with lengths and files; B/meditations holds the same")
     func scan() async throws {
         try await withTemporaryDirectory { d in
-            try makeFolder(d)
+            try await makeFolder(d)
             let f = LibraryFixture(d.path)
             let json = await f.library.rescan()
             #expect(f.published == json)
@@ -97,7 +97,7 @@ struct MeditationLibraryTests {
     @Test("ids: 12 characters from FNV-1a of the relative path, a letter first, the same in a new library and after a retag")
     func ids() async throws {
         try await withTemporaryDirectory { d in
-            try makeFolder(d)
+            try await makeFolder(d)
             let first = await LibraryFixture(d.path).library.rescan()
             for item in first.meditations {
                 let id = try #require(item["id"]?.stringValue)
@@ -110,7 +110,7 @@ struct MeditationLibraryTests {
                 #expect(id.dropFirst() == padded.dropFirst(), "\(id) for \(file)")
             }
             #expect(Set(first.meditations.compactMap { $0["id"]?.stringValue }).count == 5)
-            try makeMeditationMP3(d.file("tara/body-scan.mp3"), seconds: 2, title: "Retagged", artist: "Someone")
+            try await makeMeditationMP3(d.file("tara/body-scan.mp3"), seconds: 2, title: "Retagged", artist: "Someone")
             let second = await LibraryFixture(d.path).library.rescan()
             #expect(second.item(file: "tara/body-scan.mp3")?["id"] == first.item(file: "tara/body-scan.mp3")?["id"])
             #expect(second.item(file: "tara/body-scan.mp3")?["name"] == "Retagged")
@@ -120,7 +120,7 @@ struct MeditationLibraryTests {
     @Test("item: the real path of a playable entry; not_found for an unknown id, unavailable for a broken file")
     func item() async throws {
         try await withTemporaryDirectory { d in
-            try makeFolder(d)
+            try await makeFolder(d)
             let f = LibraryFixture(d.path)
             let json = await f.library.rescan()
             let id = try #require(json.item(file: "tara/body-scan.mp3")?["id"]?.stringValue)
@@ -145,8 +145,8 @@ struct MeditationLibraryTests {
     @Test("symlinks: a file or folder that leads out of the folder is not listed; one inside is, once")
     func symlinks() async throws {
         try await withTemporaryDirectory { d in
-            try makeMeditationMP3(d.file("inside/real.mp3"), title: "Real")
-            try makeMeditationMP3(d.file("outside/secret.mp3"), title: "Secret")
+            try await makeMeditationMP3(d.file("inside/real.mp3"), title: "Real")
+            try await makeMeditationMP3(d.file("outside/secret.mp3"), title: "Secret")
             let root = d.file("inside")
             try FileManager.default.createSymbolicLink(atPath: "\(root)/escape.mp3", withDestinationPath: d.file("outside/secret.mp3"))
             try FileManager.default.createSymbolicLink(atPath: "\(root)/away", withDestinationPath: d.file("outside"))
@@ -176,10 +176,10 @@ struct MeditationLibraryTests {
     @Test("a rescan picks up a new file and drops a removed one")
     func rescan() async throws {
         try await withTemporaryDirectory { d in
-            try makeMeditationMP3(d.file("one.mp3"), title: "One")
+            try await makeMeditationMP3(d.file("one.mp3"), title: "One")
             let f = LibraryFixture(d.path)
             #expect(await f.library.rescan().meditations.map { $0["name"] } == ["One"])
-            try makeMeditationMP3(d.file("two.mp3"), title: "Two")
+            try await makeMeditationMP3(d.file("two.mp3"), title: "Two")
             try FileManager.default.removeItem(atPath: d.file("one.mp3"))
             let json = await f.library.rescan()
             #expect(json.meditations.map { $0["name"] } == ["Two"])
@@ -190,7 +190,7 @@ struct MeditationLibraryTests {
     @Test("scans asked for together run one after the other, and each answers the whole folder")
     func concurrentScans() async throws {
         try await withTemporaryDirectory { d in
-            try makeFolder(d)
+            try await makeFolder(d)
             let f = LibraryFixture(d.path)
             async let a = f.library.rescan()
             async let b = f.library.rescan()
@@ -205,8 +205,8 @@ struct MeditationLibraryTests {
 struct MeditationEditTests {
     /// A node whose `meditations.dir` holds one tagged file (Tara Brach's body scan) and one untagged.
     func node(_ d: TemporaryDirectory, store: InMemoryStore = InMemoryStore()) async throws -> (NodeFixture, bodyScan: String, plain: String) {
-        try makeMeditationMP3(d.file("media/body-scan.mp3"), title: "Body scan", artist: "Tara Brach")
-        try makeMeditationMP3(d.file("media/plain.mp3"))
+        try await makeMeditationMP3(d.file("media/body-scan.mp3"), title: "Body scan", artist: "Tara Brach")
+        try await makeMeditationMP3(d.file("media/plain.mp3"))
         let f = try NodeFixture(configuration: ["meditations.dir": d.file("media")], store: store)
         let json = await f.node.meditations.rescan()
         return (f, try #require(json.item(file: "body-scan.mp3")?["id"]?.stringValue), try #require(json.item(file: "plain.mp3")?["id"]?.stringValue))
@@ -292,7 +292,7 @@ struct MeditationEditTests {
     @Test("a rename that cannot be stored is unavailable and changes nothing")
     func storeFails() async throws {
         try await withTemporaryDirectory { d in
-            try makeMeditationMP3(d.file("one.mp3"), title: "One")
+            try await makeMeditationMP3(d.file("one.mp3"), title: "One")
             let f = LibraryFixture(d.path, store: FailingStore())
             let json = await f.library.rescan()
             let id = try #require(json.meditations.first?["id"]?.stringValue)
@@ -322,7 +322,7 @@ struct MeditationEditTests {
     func rescanVerb() async throws {
         try await withTemporaryDirectory { d in
             let (f, _, _) = try await node(d)
-            try makeMeditationMP3(d.file("media/new.mp3"), title: "New")
+            try await makeMeditationMP3(d.file("media/new.mp3"), title: "New")
             let answer = await f.respond("meditation/rescan", "PRESS")
             #expect(answer.data?["count"] == 3)
             #expect(answer.data?.item(file: "new.mp3")?["name"] == "New")
@@ -334,7 +334,7 @@ struct MeditationEditTests {
     @Test("the service scans once at start, then sleeps until it is stopped")
     func service() async throws {
         try await withTemporaryDirectory { d in
-            try makeMeditationMP3(d.file("one.mp3"), title: "One")
+            try await makeMeditationMP3(d.file("one.mp3"), title: "One")
             let f = LibraryFixture(d.path)
             let service = MeditationLibraryService(library: f.library)
             try await whileRunning({ await service.run() }) {

@@ -47,10 +47,18 @@ public enum FaultFS {
         try fault.rawValue.write(toFile: control, atomically: true, encoding: .utf8)
     }
 
+    /// The clang of the Swift toolchain (beside `swift`, symlinks followed), else a `clang`, `cc`
+    /// or `gcc` on PATH.
     private static func compiler() -> String {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let folders = path.split(separator: ":").map(String.init) + ["/opt/swift/usr/bin"]
+        for folder in folders where FileManager.default.isExecutableFile(atPath: "\(folder)/swift") {
+            let beside = URL(fileURLWithPath: "\(folder)/swift").resolvingSymlinksInPath().deletingLastPathComponent()
+                .appendingPathComponent("clang").path
+            if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        }
         for name in ["clang", "cc", "gcc"] {
-            for folder in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
+            for folder in folders where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
                 return "\(folder)/\(name)"
             }
         }
