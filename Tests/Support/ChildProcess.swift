@@ -85,14 +85,16 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits for the exit; its code (or 128+signal) then, nil on timeout.
     public func waitForExit(timeout: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
+            // Looked at once more after the deadline: on a busy machine the sleep may end well past
+            // it, and a child that exited meanwhile has exited.
             if let status = status() {
                 let signal = status & 0x7f
                 return signal == 0 ? (status >> 8) & 0xff : 128 + signal
             }
+            guard ContinuousClock.now < deadline else { return nil }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return nil
     }
 
     public var log: String {
