@@ -22,7 +22,7 @@ func makeMP3(_ samples: [Int16], channels: Int, at path: String) async throws {
 
 /// Runs lame on raw 44.1 kHz 16-bit little-endian input (`arguments` after the input format).
 func lame(_ arguments: [String], rate: String = "44.1") async throws {
-    let (code, output) = try await runToEnd(
+    let (code, output) = try await runTool(
         "/usr/bin/lame", ["--silent", "-r", "-s", rate, "--bitwidth", "16", "--signed", "--little-endian"] + arguments)
     guard code == 0 else { throw AudioError(subject: arguments.last ?? "", reason: "lame failed: \(output)") }
 }

@@ -166,7 +166,7 @@ private func run(_ executable: String, _ arguments: [String], input: String) asy
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("zones-\(UUID().uuidString.prefix(8)).txt").path
     try input.write(toFile: file, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(atPath: file) }
-    let (code, output) = try await runToEnd(executable, arguments + [file])
+    let (code, output) = try await runTool(executable, arguments + [file])
     #expect(code == 0, "\(executable): \(output)")
     return output
 }

@@ -16,13 +16,13 @@ private func at(_ text: String) throws -> Date {
 /// Waits for the tools without blocking a thread: the suite shares two cooperative threads, and the
 /// Chromium and WebKit tests making their files at once with `waitUntilExit` held both for seconds.
 private func makeMP3(_ path: String, seconds: Int, tags: [String]) async throws {
-    try await runTool("/usr/bin/sox", ["-n", "-r", "44100", "-c", "1", path + ".wav", "synth", "\(seconds)", "sine", "220", "vol", "0.2"])
-    try await runTool("/usr/bin/lame", ["--quiet"] + tags + [path + ".wav", path])
+    try await make("/usr/bin/sox", ["-n", "-r", "44100", "-c", "1", path + ".wav", "synth", "\(seconds)", "sine", "220", "vol", "0.2"])
+    try await make("/usr/bin/lame", ["--quiet"] + tags + [path + ".wav", path])
     try FileManager.default.removeItem(atPath: path + ".wav")
 }
 
-private func runTool(_ tool: String, _ arguments: [String]) async throws {
-    let run = try await runToEnd(tool, arguments)
+private func make(_ tool: String, _ arguments: [String]) async throws {
+    let run = try await runTool(tool, arguments)
     try #require(run.code == 0, "\(tool) \(arguments) failed: \(run.output)")
 }
 
@@ -112,7 +112,7 @@ enum FaceBrowserScript {
     /// Runs `python3 face_browser_test.py --prepare-face folder`: a copy of the face whose page runs
     /// the test's instrumentation (Tests/Face/face_init.js) before its own scripts.
     static func prepareFace(_ folder: String) async throws {
-        try await runTool("/usr/bin/python3", [path, "--prepare-face", folder])
+        try await make("/usr/bin/python3", [path, "--prepare-face", folder])
     }
 }
 

@@ -18,7 +18,7 @@ private func makeMP3(_ path: String, seconds: Double = 2, _ tags: [String] = [])
 
 /// Runs lame, waiting for it without holding a thread of the test pool.
 private func runLame(_ arguments: [String]) async throws -> Int32 {
-    try await runToEnd("/usr/bin/lame", arguments).code
+    try await runTool("/usr/bin/lame", arguments).code
 }
 
 /// Every entry of a `B/meditations` payload, group after group.

@@ -15,7 +15,7 @@ func makeMeditationMP3(_ path: String, seconds: Double = 2, title: String? = nil
     try samples.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: raw)) }
     defer { try? FileManager.default.removeItem(atPath: raw) }
     // Waited for without holding a thread of the test pool.
-    let (code, output) = try await runToEnd(
+    let (code, output) = try await runTool(
         "/usr/bin/lame",
         ["--silent", "-r", "-s", "44.1", "--bitwidth", "16", "--signed", "--little-endian", "-m", "m", "-b", "64"]
             + (title.map { ["--tt", $0] } ?? []) + (artist.map { ["--ta", $0] } ?? []) + [raw, path])

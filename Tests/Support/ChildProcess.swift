@@ -152,6 +152,19 @@ public func eventually(timeout: Duration = .seconds(5), _ condition: () async ->
     return await condition()
 }
 
+/// `runToEnd` for the work a test makes its files with (an encoder, a script over every zone): at
+/// most two run at once in the test process, the others waiting without a thread. Two cores, and a
+/// suite that starts a hundred tests together must not also start twenty encoders together, or
+/// every test waiting on the real clock at that moment starves (what blocking calls on the test
+/// pool's two threads used to limit, by holding them).
+public func runTool(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws
+    -> (code: Int32, output: String)
+{
+    await ChildGate.shared.enter()
+    defer { ChildGate.shared.leave() }
+    return try await runToEnd(executable, arguments, environment: environment)
+}
+
 /// Runs a program to its end and returns its exit code and output.
 public func runToEnd(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws
     -> (code: Int32, output: String)
@@ -161,4 +174,45 @@ public func runToEnd(_ executable: String, _ arguments: [String], environment: [
     let process = try ChildProcess(executable, arguments, environment: environment, logPath: "\(directory)/out.log")
     let code = await process.waitForExit(timeout: .seconds(60)) ?? -1
     return (code, process.log)
+}
+
+/// The places `runTool` takes: a counting gate whose waiters hold no thread.
+final class ChildGate: Sendable {
+    static let shared = ChildGate(size: 2)
+
+    private struct State {
+        var free: Int
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state: Mutex<State>
+
+    init(size: Int) {
+        state = Mutex(State(free: size))
+    }
+
+    func enter() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let entered = state.withLock { state -> Bool in
+                guard state.free > 0 else {
+                    state.waiting.append(continuation)
+                    return false
+                }
+                state.free -= 1
+                return true
+            }
+            if entered { continuation.resume() }
+        }
+    }
+
+    func leave() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiting.isEmpty else {
+                state.free += 1
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
+    }
 }
