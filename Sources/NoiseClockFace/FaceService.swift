@@ -27,8 +27,8 @@ public struct FaceService: Service, CustomStringConvertible {
     ///   - token: the access token (`ConfigurationLoader.faceToken`); nil when none is needed.
     ///   - respond: the node's command router: the response object for a verb and payload bytes.
     ///   - sleep: the node's monotonic sleep (`NodeClock.sleep`), for the retries.
-    ///   - onStatusChange: called with each new status (from the event loop or the service's task;
-    ///     quick, and safe from any thread).
+    ///   - onStatusChange: called with each new status, in order (from the event loop or the
+    ///     service's task, under the status's lock: quick, and not reading `status`).
     public init(
         settings: Configuration.Face, token: String?, hub: StateHub, logger: Logger,
         options: FaceServer.Options = FaceServer.Options(), retryInterval: Duration = .seconds(30),
@@ -124,24 +124,29 @@ public struct FaceService: Service, CustomStringConvertible {
     }
 }
 
-/// The current status, and the hook told of each change.
-final class StatusCell: Sendable {
+/// The current status, and the hook told of each change. The hook runs under the cell's lock,
+/// so changes reach it in the order they were made and the last one it saw is the current one:
+/// the event loop (a client came or went) and the service's task (listening, folder found)
+/// update it at the same time, and a hook called after unlocking could be handed an older
+/// status last (B/status then counted one WebSocket client of two).
+package final class StatusCell: Sendable {
     private let value: Mutex<FaceStatus>
     private let changed: @Sendable (FaceStatus) -> Void
 
-    init(_ initial: FaceStatus, _ changed: @escaping @Sendable (FaceStatus) -> Void) {
+    /// - Parameter changed: told of each new status, under the cell's lock: quick, and it must
+    ///   not come back to the cell.
+    package init(_ initial: FaceStatus, _ changed: @escaping @Sendable (FaceStatus) -> Void) {
         value = Mutex(initial)
         self.changed = changed
     }
 
-    var current: FaceStatus { value.withLock { $0 } }
+    package var current: FaceStatus { value.withLock { $0 } }
 
-    func update(_ change: (inout FaceStatus) -> Void) {
-        let new = value.withLock { status -> FaceStatus? in
+    package func update(_ change: (inout FaceStatus) -> Void) {
+        value.withLock { status in
             let before = status
             change(&status)
-            return status == before ? nil : status
+            if status != before { changed(status) }
         }
-        if let new { changed(new) }
     }
 }
