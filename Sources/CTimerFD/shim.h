@@ -1,12 +1,14 @@
 #ifndef NOISECLOCK_CTIMERFD_SHIM_H
 #define NOISECLOCK_CTIMERFD_SHIM_H
-/* Linux timerfd (sys/timerfd.h is not part of Swift's Glibc module), a thread's nice value, a
-   futex parking word and the descriptor hygiene of a spawned child, seen only by NoiseClockSystem. */
+/* Linux timerfd (sys/timerfd.h is not part of Swift's Glibc module), epoll and eventfd (whose
+   packed struct does not import well), a thread's nice value and the
+   descriptor hygiene of a spawned child, seen only by NoiseClockSystem. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <spawn.h>
 #include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -55,29 +57,6 @@ static inline int nc_thread_lower_priority(int steps) {
     return setpriority(PRIO_PROCESS, thread, now + steps > 19 ? 19 : now + steps);
 }
 
-/* A parking word for the one thread that sleeps on it: 0 running, 1 parked. The sleeper stores 1
-   (`nc_park_prepare`), looks for work once more, then waits (`nc_park_wait`) or stores 0
-   (`nc_park_cancel`); a producer makes work visible first, then calls `nc_park_wake`, which costs a
-   syscall only when the word says the sleeper is parked. Unlike a condition variable it never
-   touches a mutex: glibc re-takes a condition variable's mutex as contended after every wait, so
-   each later unlock made a futex call of its own. */
-static inline void nc_park_prepare(uint32_t *word) { __atomic_store_n(word, 1, __ATOMIC_SEQ_CST); }
-
-static inline void nc_park_cancel(uint32_t *word) { __atomic_store_n(word, 0, __ATOMIC_SEQ_CST); }
-
-static inline void nc_park_wait(uint32_t *word) {
-    while (__atomic_load_n(word, __ATOMIC_SEQ_CST) == 1) {
-        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 1, (void *)0, (void *)0, 0);
-    }
-}
-
-/* True when it woke the sleeper. */
-static inline int nc_park_wake(uint32_t *word) {
-    if (__atomic_exchange_n(word, 0, __ATOMIC_SEQ_CST) != 1) return 0;
-    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
-    return 1;
-}
-
 /* Stops `fd` from expiring. */
 static inline int nc_timerfd_disarm(int fd) {
     struct itimerspec spec = {0};
@@ -93,5 +72,52 @@ static inline int nc_timerfd_read(int fd) {
     if (n < 0 && errno == EAGAIN) return 0;
     if (n < 0 && errno == ECANCELED) return -1;
     return -2;
+}
+/* The event loop's epoll set and its wake-up eventfd, both close-on-exec; -1 on failure. */
+static inline int nc_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+static inline int nc_eventfd_create(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+static inline void nc_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    ssize_t n;
+    do { n = write(fd, &one, sizeof one); } while (n < 0 && errno == EINTR);
+}
+
+static inline void nc_eventfd_drain(int fd) {
+    uint64_t value;
+    ssize_t n;
+    do { n = read(fd, &value, sizeof value); } while (n < 0 && errno == EINTR);
+}
+
+/* Readiness bits as the loop names them. */
+enum { NC_READABLE = 1, NC_WRITABLE = 2, NC_HANGUP = 4 };
+
+static inline uint32_t nc_epoll_bits(int wanted) {
+    return (wanted & NC_READABLE ? EPOLLIN : 0) | (wanted & NC_WRITABLE ? EPOLLOUT : 0);
+}
+
+/* Adds (`op` 0), changes (1) or removes (2) `fd` with the token `token`. 0, or -1 with errno. */
+static inline int nc_epoll_control(int epoll, int op, int fd, int wanted, uint64_t token) {
+    struct epoll_event event = {0};
+    event.events = nc_epoll_bits(wanted);
+    event.data.u64 = token;
+    int code = op == 0 ? EPOLL_CTL_ADD : op == 1 ? EPOLL_CTL_MOD : EPOLL_CTL_DEL;
+    return epoll_ctl(epoll, code, fd, &event);
+}
+
+/* Waits up to `timeout_ms` (-1: without end) for at most `capacity` ready descriptors; writes
+   each one's token and readiness (NC_*). The count, 0 on a timeout or EINTR, -1 on another error. */
+static inline int nc_epoll_wait(int epoll, uint64_t *tokens, int *ready, int capacity, int timeout_ms) {
+    struct epoll_event events[64];
+    if (capacity > 64) capacity = 64;
+    int n = epoll_wait(epoll, events, capacity, timeout_ms);
+    if (n < 0) return errno == EINTR ? 0 : -1;
+    for (int i = 0; i < n; i++) {
+        uint32_t bits = events[i].events;
+        tokens[i] = events[i].data.u64;
+        ready[i] = (bits & EPOLLIN ? NC_READABLE : 0) | (bits & EPOLLOUT ? NC_WRITABLE : 0)
+            | (bits & (EPOLLERR | EPOLLHUP | EPOLLRDHUP) ? NC_HANGUP : 0);
+    }
+    return n;
 }
 #endif

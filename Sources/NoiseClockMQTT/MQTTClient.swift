@@ -8,7 +8,7 @@ import NoiseClockCore
 import NoiseClockSystem
 import Synchronization
 
-/// An MQTT client on libmosquitto with its own network thread.
+/// An MQTT client on libmosquitto, served on the node's event loop (see MQTTNetworkLoop.swift).
 ///
 /// - Reconnects with a doubling delay (1 s … 30 s by default) and, after every connect, restores
 ///   the subscriptions, publishes `online` and every retained message it has published before.
@@ -17,12 +17,11 @@ import Synchronization
 ///   kept as the latest value per topic and published again on the next connect anyway).
 /// - The session is clean (no broker-side queue while offline), so commands sent to an offline
 ///   node are never delivered late.
-/// - Idle, it does not wake: a publishing thread writes its packet to the socket itself, and the
-///   network thread sleeps until the broker sends something or the keepalive is due (see
-///   MQTTNetworkLoop.swift).
+/// - Idle, it does not wake: the loop sleeps until the broker sends something or the keepalive is
+///   due, and what the loop thread publishes it writes to the socket at once.
 public final class MQTTClient: MQTTTransport, @unchecked Sendable {
-    // @unchecked Sendable: `handle` is used from the network thread and from publishers; libmosquitto
-    // guards it with its own mutexes (mosquitto_threaded_set). All our mutable state is in `state`.
+    // @unchecked Sendable: `handle` is used on the loop thread (and by the connect thread while the
+    // loop leaves it alone); the state publishers share is in `state`, the loop's own in `link`.
 
     struct State {
         var connected = false
@@ -45,43 +44,31 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     let state = Mutex(State())
     let messageContinuation: AsyncStream<MQTTMessage>.Continuation
     let eventContinuation: AsyncStream<MQTTConnectionEvent>.Continuation
-    /// Ends a pause between reconnects early (stop).
-    let wakeUp = WakeSignal()
-    private let threadExited = WakeSignal()
     private(set) var handle: OpaquePointer?
     private let started = Mutex(false)
-    /// Wakes the network thread's poll: another thread left it something to write, or stops it.
-    let wakeFD: Int32
-    /// The network thread's keepalive deadline (CLOCK_MONOTONIC), armed by whichever thread sends.
+    /// The loop the connection is served on.
+    let loop: NodeExecutor
+    /// The loop thread's side of the connection.
+    let link: Link
+    /// The keepalive's deadline, or the end of the wait before the next attempt (CLOCK_MONOTONIC).
     let keepaliveTimer: Int32
-    /// When a packet last went out (CLOCK_MONOTONIC ns), from any thread: the keepalive counts from it.
-    let lastSent = Atomic<Int64>(0)
-    /// The deadline the keepalive timer is armed for, 0 when none (it expired or was never armed).
-    let keepaliveArmed = Mutex<Int64>(0)
-    /// Held around every libmosquitto call that touches an open connection (read, write, keepalive,
-    /// the stop's DISCONNECT): the network thread's and a publishing thread's `mosquitto_loop_write`
-    /// must not meet, nor a write meet the network thread closing the socket (with TLS, a write on
-    /// an SSL object the close had just freed crashed a test process). Never held while waiting in
-    /// `poll` or connecting, nor taken under `state`'s lock (the callbacks take `state` under it);
-    /// a publisher only tries it (`writeNow`).
-    let io = Mutex(())
+    /// Signalled when the connect thread of the latest attempt has ended.
+    let connectThread = Mutex<WakeSignal?>(nil)
+    /// When the attempt under way began; nil while none is.
+    let connectingSince = Mutex<ContinuousClock.Instant?>(nil)
 
-    public init(options: MQTTOptions, logger: Logger) throws(MQTTError) {
+    public init(options: MQTTOptions, logger: Logger, loop: NodeExecutor = .shared) throws(MQTTError) {
         Self.initializeLibrary
         self.options = options
         self.logger = logger
+        self.loop = loop
+        link = Link(backoff: ReconnectBackoff(minimum: options.minimumReconnectDelay, maximum: options.maximumReconnectDelay))
         (messages, messageContinuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(50_000))
         (events, eventContinuation) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
 
-        wakeFD = nc_mqtt_eventfd_create()
         keepaliveTimer = nc_mqtt_timerfd_create()
-        guard wakeFD >= 0, keepaliveTimer >= 0 else {
-            if wakeFD >= 0 { close(wakeFD) }
-            if keepaliveTimer >= 0 { close(keepaliveTimer) }
-            throw MQTTError(operation: "eventfd/timerfd", code: .system)
-        }
+        guard keepaliveTimer >= 0 else { throw MQTTError(operation: "timerfd", code: .system) }
         guard let handle = mosquitto_new(options.clientID, true, Unmanaged.passUnretained(self).toOpaque()) else {
-            close(wakeFD)
             close(keepaliveTimer)
             throw MQTTError(operation: "mosquitto_new", code: .noMemory)
         }
@@ -117,7 +104,6 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         messageContinuation.finish()
         eventContinuation.finish()
         if let handle { mosquitto_destroy(handle) }
-        close(wakeFD)
         close(keepaliveTimer)
     }
 
@@ -138,21 +124,16 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         }
     }
 
-    /// When the network thread was last seen alive: now while it waits for the socket (a quiet
-    /// connection is a live one), else when it last went round its loop or woke in a pause between
-    /// reconnects. A watchdog tells a hung thread (stuck in a callback or a connect) from a quiet one by it.
+    /// When the connection was last seen in working order: now, unless an attempt to connect has
+    /// been under way since then (a connect stuck in DNS or a TLS handshake that never ends). The
+    /// loop itself runs the watchdog's task, which proves it is not stuck.
     public var lastHeartbeat: ContinuousClock.Instant {
-        parked.load(ordering: .acquiring) ? .now : heartbeat.withLock { $0 }
+        connectingSince.withLock { $0 } ?? .now
     }
-    let heartbeat = Mutex(ContinuousClock.now)
-    /// True while the network thread waits in poll.
-    let parked = Atomic<Bool>(false)
-    /// How many times the network thread has come out of poll: at most one wake-up each.
+    /// How many times the loop has served the connection's socket or timer: at most one wake-up each.
     let networkTurns = Atomic<Int>(0)
     /// Mirrors of `state.queue.count` and `state.needsRestore`, written under the state lock and
-    /// read without it: the network thread checks them after every loop, and taking the lock
-    /// there each time made it wait on a command's answer being written (the lock is held while
-    /// libmosquitto writes the packet).
+    /// read without it by the loop after every turn.
     let queueDepth = Atomic<Int>(0)
     let restorePending = Atomic<Bool>(false)
 
@@ -161,22 +142,19 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
 
     // MARK: Starting and stopping
 
-    /// Starts the network thread, which connects and keeps reconnecting until `stop`.
+    /// Starts connecting, and keeps reconnecting until `stop`.
     public func start() {
         let first = started.withLock { started in
             defer { started = true }
             return !started
         }
         guard first else { return }
-        Threads.start(name: "mqtt network") { [self] in
-            networkLoop()
-            threadExited.signal()
-        }
+        loop.execute { [self] in startLoop() }
     }
 
     /// Publishes `offline` (when there is an availability topic), waits for the queue to reach the
-    /// broker, disconnects cleanly (so the broker drops the last will) and ends the network thread,
-    /// all within `timeout`.
+    /// broker, disconnects cleanly (so the broker drops the last will) and waits for an attempt
+    /// to connect that is under way, all within `timeout`.
     public func stop(timeout: Duration = .milliseconds(1500)) async {
         let deadline = ContinuousClock.now + timeout
         if let availability = options.availability {
@@ -190,21 +168,19 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         }
         let wasStarted = started.withLock { $0 }
         state.withLock { $0.stopping = true }
-        if let handle, state.withLock({ $0.connected }) {
-            // DISCONNECT is written here, like a publish; the network thread then finds the socket
-            // closed. (Only on an open connection: while the network thread connects, it is its own.)
-            io.withLock { _ in
-                _ = mosquitto_disconnect_v5(handle, 0, nil)
-                _ = mosquitto_loop_write(handle, 1)
+        guard wasStarted else { return }
+        let loop = loop
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            loop.onLoop { [self] in
+                stopLoop()
+                continuation.resume()
             }
         }
-        interruptPause()
-        guard wasStarted else { return }
+        guard let exited = connectThread.withLock({ $0 }) else { return }
         let remaining = ContinuousClock.now.duration(to: deadline)
         let milliseconds = max(0, Int(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
-        let exited = threadExited
-        // Waited for on a thread of its own, not the executor's; a timeout is fine: the network
-        // thread may sit in connect() to an unreachable broker, and ends on its own.
+        // Waited for on a thread of its own, not the loop's; a timeout is fine: the connect thread
+        // may sit in connect() to an unreachable broker, and ends on its own.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Threads.start(name: "mqtt stop") {
                 exited.wait(timeout: .milliseconds(milliseconds))
@@ -215,14 +191,17 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
 
     // MARK: Publishing and subscribing
 
+    /// On the loop thread, a message is handed to libmosquitto and written at once (the socket is
+    /// non-blocking); from another thread it is queued and the loop writes it.
     public func publish(_ message: MQTTMessage) {
+        let inLoop = loop.inLoop
         let (sent, waiting) = state.withLock { state -> (Bool, Bool) in
             if message.retain {
                 if state.retained.updateValue(message, forKey: message.topic) == nil {
                     state.retainedOrder.append(message.topic)
                 }
             }
-            if state.connected, state.queue.isEmpty, state.inFlight < options.inFlightLimit, send(message) {
+            if inLoop, state.connected, state.queue.isEmpty, state.inFlight < options.inFlightLimit, send(message) {
                 state.inFlight += 1
                 return (true, false)
             }
@@ -230,34 +209,11 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             return (false, state.connected)
         }
         if sent {
-            writeNow()
+            finishTurn(MOSQ_ERR_SUCCESS.rawValue)
         } else if waiting {
-            // Queued behind others while connected: the network thread sends it as room comes.
-            wakeNetworkThread()
+            // Queued while connected (behind others, or from another thread): the loop sends it.
+            loop.onLoop { [self] in finishTurn(MOSQ_ERR_SUCCESS.rawValue) }
         }
-    }
-
-    /// Writes what libmosquitto holds for the broker on this thread (the socket is non-blocking)
-    /// rather than waiting for the network thread to wake up: that wake-up was most of a command's
-    /// round trip, and an idle node's most frequent one. Only what the socket does not take, or a
-    /// failure, wakes the network thread.
-    func writeNow() {
-        guard let handle else { return }
-        // Never waits for the lock: a publisher may be a thread of a cooperative pool, which must not
-        // block. While the network thread holds it, that thread writes this packet on its turn.
-        guard let (rc, more) = io.withLockIfAvailable({ _ in
-            let rc = mosquitto_loop_write(handle, 1)
-            return (rc, mosquitto_want_write(handle))
-        }) else {
-            wakeNetworkThread()
-            return
-        }
-        noteSent()
-        if rc != MOSQ_ERR_SUCCESS.rawValue || more { wakeNetworkThread() }
-    }
-
-    func wakeNetworkThread() {
-        nc_mqtt_eventfd_signal(wakeFD)
     }
 
     public func republishRetained() {
@@ -265,17 +221,22 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         for message in latest { publish(message) }
     }
 
+    /// Subscribes now when connected (on the loop), else at the next connect.
     public func subscribe(_ filters: [String]) {
-        let queued = state.withLock { state -> Bool in
+        let new = state.withLock { state -> [String] in
             let new = filters.filter { !state.subscriptions.contains($0) }
             state.subscriptions += new
-            if state.connected, !new.isEmpty {
+            return new
+        }
+        guard !new.isEmpty else { return }
+        loop.onLoop { [self] in
+            let queued = state.withLock { state -> Bool in
+                guard state.connected else { return false }
                 subscribeNow(new, in: &state)
                 return true
             }
-            return false
+            if queued { finishTurn(MOSQ_ERR_SUCCESS.rawValue) }
         }
-        if queued { wakeNetworkThread() }
     }
 
     private func enqueue(_ message: MQTTMessage, in state: inout State) {

@@ -5,24 +5,23 @@ import Glibc
 import NoiseClockSystem
 import Synchronization
 
-/// The network thread. It drives libmosquitto through its external-loop calls (`mosquitto_socket`,
-/// `mosquitto_loop_read`, `mosquitto_loop_write`, `mosquitto_loop_misc`) and its own `poll`, rather
-/// than `mosquitto_loop`, so that an idle connection wakes it only when the broker sends something
-/// or a keepalive ping is due:
+/// The connection, served on the node's event loop (`NodeExecutor`). libmosquitto is driven
+/// through its external-loop calls (`mosquitto_loop_read`, `mosquitto_loop_write`,
+/// `mosquitto_loop_misc`) from handlers of the loop's watches on the broker's socket and on a
+/// keepalive timer, rather than from a thread of its own running `mosquitto_loop`:
 ///
-/// - `mosquitto_loop` also waits on a socketpair that libmosquitto writes a byte to whenever any
-///   thread queues a packet. A publishing thread writes its own packet (`writeNow`), so that byte
-///   only woke this thread to find nothing to do, and to contend for libmosquitto's locks with the
-///   writer. It is not polled here. (libmosquitto makes the pair non-blocking and anew at each
-///   connect: unread, it fills and libmosquitto's writes to it fail quietly.) What the other
-///   threads do need this thread for (a packet the socket did not take, subscriptions, the queue,
-///   stopping) they ask for through `wakeFD`.
-/// - `mosquitto_loop` checks the keepalive on every turn, and libmosquitto pings whenever nothing
-///   has come *in* for a keepalive, however much goes out. Here the keepalive is a timer, due a
-///   keepalive after the last packet out (from whichever thread sent it: re-arming a timerfd does
-///   not wake the thread polling it); only then `mosquitto_loop_misc` sends PINGREQ. So a node that
-///   publishes its clock every minute pings once a minute with a 30 s keepalive, not twice. A
-///   PINGREQ left unanswered for a keepalive closes the connection, as libmosquitto's loop does.
+/// - Every libmosquitto call on an open connection runs on the loop thread, so none needs a lock of
+///   ours, and a command that comes in is read, run and answered in one wake-up of one thread.
+///   A publisher on another thread queues its message and hands the loop a closure that writes it.
+/// - `mosquitto_loop` also waits on a socketpair that libmosquitto writes a byte to whenever a
+///   packet is queued, and checks the keepalive on every turn. Neither is used: the loop writes
+///   what it queued itself, and the keepalive is a timer due a keepalive after the last packet
+///   out; only then `mosquitto_loop_misc` sends PINGREQ (libmosquitto pings whenever nothing has
+///   come *in* for a keepalive, however much goes out). So a node that publishes its clock every
+///   minute pings once a minute with a 30 s keepalive, not twice. A PINGREQ left unanswered for a
+///   keepalive closes the connection, as libmosquitto's loop does.
+/// - Connecting blocks (DNS, TCP, TLS), so it runs on a short-lived thread, "mqtt connect", and
+///   hands the connection to the loop. Between attempts the same timer waits out the backoff.
 extension MQTTClient {
     /// How long past the keepalive the ping may wait: packets sent on a regular beat (the clock's
     /// minute) then reliably land before the ping they make unnecessary. libmosquitto's own
@@ -33,151 +32,236 @@ extension MQTTClient {
     /// together (the minute's states) move the deadline by less and need not re-arm it.
     static let keepaliveSlack: Int64 = 250_000_000
 
+    /// Where the connection is; the loop thread's alone.
+    enum Phase {
+        /// Not started, or stopped.
+        case idle
+        /// The connect thread is at work.
+        case connecting
+        /// The socket is watched; `wantsWrite` is what the watch asks for besides reading.
+        case attached(NodeExecutor.Watch, wantsWrite: Bool)
+        /// The timer runs out the backoff before the next attempt.
+        case waiting
+    }
+
+    /// The connection's side that only the loop thread touches.
+    final class Link: @unchecked Sendable {
+        // @unchecked Sendable: read and written on the loop thread only.
+        var phase = Phase.idle
+        var backoff: ReconnectBackoff
+        /// Whether this connection got as far as `connected`: libmosquitto reports a loss through
+        /// on_disconnect (which clears `state.connected`) before the loop sees it.
+        var announced = false
+        var keepalive = Keepalive()
+        /// The deadline the timer is armed for, 0 when none.
+        var timerArmed: Int64 = 0
+        var timerWatch: NodeExecutor.Watch?
+        /// When a packet last went out (CLOCK_MONOTONIC ns): the keepalive counts from it.
+        var lastSent: Int64 = 0
+
+        init(backoff: ReconnectBackoff) { self.backoff = backoff }
+    }
+
     /// The keepalive in CLOCK_MONOTONIC nanoseconds; 0 for none.
     var keepaliveInterval: Int64 { Int64(max(0, options.keepaliveSeconds)) * 1_000_000_000 }
 
     var isStopping: Bool { state.withLock { $0.stopping } }
 
-    func interruptPause() {
-        wakeUp.signal()
-        wakeNetworkThread()
+    // MARK: Connecting
+
+    /// Starts an attempt on the connect thread (loop thread).
+    func beginConnect() {
+        guard !isStopping, handle != nil else {
+            link.phase = .idle
+            return
+        }
+        link.phase = .connecting
+        connectingSince.withLock { $0 = .now }
+        let options = options, loop = loop, ended = WakeSignal()
+        connectThread.withLock { $0 = ended }
+        Threads.start(name: "mqtt connect") { [self] in
+            let rc = mosquitto_connect_bind_v5(self.handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds), nil, nil)
+            loop.execute { [self] in connectEnded(rc) }
+            ended.signal()
+        }
     }
 
-    /// After a packet went out, on any thread: the keepalive counts from now.
+    /// The connect thread's result, on the loop thread: watch the socket, or wait and try again.
+    private func connectEnded(_ rc: Int32) {
+        connectingSince.withLock { $0 = nil }
+        guard let handle else { return }
+        if isStopping {
+            if rc == MOSQ_ERR_SUCCESS.rawValue { _ = mosquitto_disconnect_v5(handle, 0, nil) }
+            link.phase = .idle
+            return
+        }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            let delay = link.backoff.take()
+            logger.info(
+                "MQTT broker not reachable; retrying",
+                metadata: ["broker": "\(options.host):\(options.port)", "error": "\(MQTTError(operation: "connect", rawCode: rc))", "retry_in": "\(delay)"])
+            retry(after: delay)
+            return
+        }
+        let socket = mosquitto_socket(handle)
+        guard socket >= 0 else {
+            retry(after: link.backoff.take())
+            return
+        }
+        link.keepalive = Keepalive()
+        link.announced = false
+        let watch = loop.watch(socket, for: .readable) { [self] ready in socketReady(ready) }
+        link.phase = .attached(watch, wantsWrite: false)
+        // The CONNECT is queued: write it.
+        finishTurn(MOSQ_ERR_SUCCESS.rawValue)
+    }
+
+    /// Arms the timer for the next attempt.
+    private func retry(after delay: Duration) {
+        link.phase = .waiting
+        let (seconds, attoseconds) = delay.components
+        let at = nc_mqtt_monotonic_ns() + seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        _ = nc_mqtt_timerfd_arm(keepaliveTimer, at)
+        link.timerArmed = at
+    }
+
+    // MARK: Serving the connection
+
+    /// The socket is ready (loop thread).
+    private func socketReady(_ ready: NodeExecutor.Readiness) {
+        guard case .attached = link.phase, let handle else { return }
+        networkTurns.add(1, ordering: .relaxed)
+        var rc = MOSQ_ERR_SUCCESS.rawValue
+        if !ready.isDisjoint(with: [.readable, .hangup]) {
+            rc = mosquitto_loop_read(handle, 1)
+            if rc == MOSQ_ERR_SUCCESS.rawValue { link.keepalive.heard() }
+        }
+        finishTurn(rc)
+    }
+
+    /// The timer fired (loop thread): the keepalive is due, or the backoff is over.
+    private func timerFired() {
+        nc_mqtt_timerfd_drain(keepaliveTimer)
+        link.timerArmed = 0
+        switch link.phase {
+        case .waiting:
+            beginConnect()
+        case .attached:
+            guard let handle else { return }
+            networkTurns.add(1, ordering: .relaxed)
+            var rc = MOSQ_ERR_SUCCESS.rawValue
+            if let due = link.keepalive.due(lastSent: link.lastSent, interval: keepaliveInterval),
+               nc_mqtt_monotonic_ns() >= due - Self.keepaliveSlack {
+                let writing = mosquitto_want_write(handle)
+                rc = mosquitto_loop_misc(handle)
+                let pinged = !writing && mosquitto_want_write(handle)
+                if rc == MOSQ_ERR_SUCCESS.rawValue { link.keepalive.checked(at: nc_mqtt_monotonic_ns(), pinged: pinged) }
+            }
+            finishTurn(rc)
+        case .idle, .connecting:
+            break
+        }
+    }
+
+    /// After a read or a keepalive check: restores a new connection's state, hands the queue to
+    /// libmosquitto, writes, and watches for what is left; or gives the connection up.
+    func finishTurn(_ result: Int32) {
+        guard case .attached = link.phase else { return }
+        var rc = result
+        if rc == MOSQ_ERR_SUCCESS.rawValue {
+            if restorePending.load(ordering: .acquiring), restoreIfConnected() {
+                link.backoff.reset()
+                link.announced = true
+            }
+            if queueDepth.load(ordering: .acquiring) > 0 { drainQueue() }
+            rc = writePending()
+        }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { return lost(rc) }
+        watchForWrites()
+        if let due = link.keepalive.due(lastSent: link.lastSent, interval: keepaliveInterval) { armKeepalive(at: due) }
+    }
+
+    /// Writes what libmosquitto holds for the broker, as far as the non-blocking socket takes it.
+    func writePending() -> Int32 {
+        guard let handle, mosquitto_want_write(handle) else { return MOSQ_ERR_SUCCESS.rawValue }
+        let rc = mosquitto_loop_write(handle, 1)
+        noteSent()
+        return rc
+    }
+
+    /// Asks the loop for writability while libmosquitto holds something the socket did not take.
+    private func watchForWrites() {
+        guard case .attached(let watch, let wanted) = link.phase, let handle else { return }
+        let wants = mosquitto_want_write(handle)
+        guard wants != wanted else { return }
+        loop.change(watch, to: wants ? [.readable, .writable] : .readable)
+        link.phase = .attached(watch, wantsWrite: wants)
+    }
+
+    /// The connection failed (loop thread): libmosquitto has closed the socket; wait, then connect again.
+    func lost(_ rc: Int32) {
+        guard case .attached(let watch, _) = link.phase else { return }
+        loop.unwatch(watch)
+        let wasConnected = state.withLock { state in
+            defer { state.connected = false }
+            return state.connected
+        } || link.announced
+        link.announced = false
+        if isStopping {
+            link.phase = .idle
+            return
+        }
+        let delay = link.backoff.take()
+        if wasConnected {
+            eventContinuation.yield(.disconnected(reason: MQTTError(operation: "connection", rawCode: rc).description))
+        }
+        logger.warning(
+            "MQTT connection lost; reconnecting",
+            metadata: ["error": "\(MQTTError(operation: "loop", rawCode: rc))", "retry_in": "\(delay)"])
+        retry(after: delay)
+    }
+
+    /// After a packet went out: the keepalive counts from now.
     func noteSent() {
         let now = nc_mqtt_monotonic_ns()
-        lastSent.store(now, ordering: .releasing)
+        link.lastSent = now
         armKeepalive(at: now + keepaliveInterval + Self.keepaliveGrace)
     }
 
     /// Arms the keepalive timer: for an earlier deadline than the one armed (by over 10 ms), and for
     /// a later one past the slack, so packets in a burst do not re-arm it each.
-    func armKeepalive(at deadline: Int64) {
-        guard keepaliveInterval > 0 else { return }
-        keepaliveArmed.withLock { armed in
-            guard armed == 0 || armed - deadline > 10_000_000 || deadline - armed > Self.keepaliveSlack else { return }
-            _ = nc_mqtt_timerfd_arm(keepaliveTimer, deadline)
-            armed = deadline
+    private func armKeepalive(at deadline: Int64) {
+        guard keepaliveInterval > 0, case .attached = link.phase else { return }
+        let armed = link.timerArmed
+        guard armed == 0 || armed - deadline > 10_000_000 || deadline - armed > Self.keepaliveSlack else { return }
+        _ = nc_mqtt_timerfd_arm(keepaliveTimer, deadline)
+        link.timerArmed = deadline
+    }
+
+    /// Starts the timer's watch and the first attempt (once, from `start`).
+    func startLoop() {
+        link.timerWatch = loop.watch(keepaliveTimer, for: .readable) { [self] _ in timerFired() }
+        beginConnect()
+    }
+
+    /// The stop's last step on the loop thread: DISCONNECT on an open connection (so the broker
+    /// drops the last will), and no more watching.
+    func stopLoop() {
+        if case .attached(let watch, _) = link.phase, let handle {
+            loop.unwatch(watch)
+            _ = mosquitto_disconnect_v5(handle, 0, nil)
+            _ = mosquitto_loop_write(handle, 1)
+            link.phase = .idle
+        }
+        if case .waiting = link.phase { link.phase = .idle }
+        if let watch = link.timerWatch {
+            loop.unwatch(watch)
+            link.timerWatch = nil
+            _ = nc_mqtt_timerfd_arm(keepaliveTimer, 0)
         }
     }
 
-    /// Connects, serves the connection, and after a failure waits with a doubling delay and reconnects.
-    func networkLoop() {
-        guard let handle else { return }
-        var backoff = ReconnectBackoff(minimum: options.minimumReconnectDelay, maximum: options.maximumReconnectDelay)
-        var attached = false
-        // Whether this connection got as far as `connected`: libmosquitto reports a loss through
-        // on_disconnect (which clears `state.connected`) before the loop sees it.
-        var announced = false
-        var keepalive = Keepalive()
-        while !isStopping {
-            if !attached {
-                // Not under `io`: it blocks while it connects, and nothing else writes until `connected`.
-                let rc = mosquitto_connect_bind_v5(
-                    handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds), nil, nil)
-                if rc == MOSQ_ERR_SUCCESS.rawValue {
-                    attached = true
-                    keepalive = Keepalive()
-                } else {
-                    let delay = backoff.take()
-                    logger.info(
-                        "MQTT broker not reachable; retrying",
-                        metadata: ["broker": "\(options.host):\(options.port)", "error": "\(MQTTError(operation: "connect", rawCode: rc))", "retry_in": "\(delay)"])
-                    pause(delay)
-                    continue
-                }
-            }
-            let rc = turn(handle, &keepalive)
-            if restorePending.load(ordering: .acquiring), restoreIfConnected() {
-                backoff.reset()
-                announced = true
-            }
-            if queueDepth.load(ordering: .acquiring) > 0 { drainQueue() }
-            if rc != MOSQ_ERR_SUCCESS.rawValue {
-                attached = false
-                let wasConnected = state.withLock { state in
-                    defer { state.connected = false }
-                    return state.connected
-                } || announced
-                announced = false
-                if isStopping { break }
-                let delay = backoff.take()
-                if wasConnected {
-                    eventContinuation.yield(.disconnected(reason: MQTTError(operation: "connection", rawCode: rc).description))
-                }
-                logger.warning(
-                    "MQTT connection lost; reconnecting",
-                    metadata: ["error": "\(MQTTError(operation: "loop", rawCode: rc))", "retry_in": "\(delay)"])
-                pause(delay)
-            }
-        }
-        logger.debug("MQTT network thread ended")
-    }
-
-    /// One turn: writes what is queued (the CONNECT, restored state, the queue), sleeps until the
-    /// socket has something, another thread asks, or the keepalive timer fires, then reads, keeps
-    /// the connection alive, and writes what that queued (acknowledgements, a PINGREQ).
-    private func turn(_ handle: OpaquePointer, _ keepalive: inout Keepalive) -> Int32 {
-        var rc = writePending(handle)
-        if rc != MOSQ_ERR_SUCCESS.rawValue { return rc }
-        let (socket, wantsWrite) = io.withLock { _ in (mosquitto_socket(handle), mosquitto_want_write(handle)) }
-        guard socket >= 0 else { return MOSQ_ERR_NO_CONN.rawValue }
-        if let due = keepalive.due(lastSent: lastSent.load(ordering: .acquiring), interval: keepaliveInterval) {
-            armKeepalive(at: due)
-        }
-        var fds = [
-            pollfd(fd: socket, events: Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0), revents: 0),
-            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: keepaliveTimer, events: Int16(POLLIN), revents: 0),
-        ]
-        parked.store(true, ordering: .releasing)
-        let ready = poll(&fds, nfds_t(fds.count), -1)
-        heartbeat.withLock { $0 = .now }
-        networkTurns.add(1, ordering: .relaxed)
-        parked.store(false, ordering: .releasing)
-        if ready < 0 { return errno == EINTR ? MOSQ_ERR_SUCCESS.rawValue : MOSQ_ERR_ERRNO.rawValue }
-        if fds[1].revents != 0 { nc_mqtt_eventfd_drain(wakeFD) }
-        if fds[2].revents != 0 {
-            nc_mqtt_timerfd_drain(keepaliveTimer)
-            keepaliveArmed.withLock { $0 = 0 }
-        }
-        if fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
-            rc = io.withLock { _ in mosquitto_loop_read(handle, 1) }
-            if rc != MOSQ_ERR_SUCCESS.rawValue { return rc }
-            keepalive.heard()
-        }
-        if let due = keepalive.due(lastSent: lastSent.load(ordering: .acquiring), interval: keepaliveInterval),
-           nc_mqtt_monotonic_ns() >= due - Self.keepaliveSlack {
-            let (misc, pinged) = io.withLock { _ in
-                let writing = mosquitto_want_write(handle)
-                let rc = mosquitto_loop_misc(handle)
-                return (rc, !writing && mosquitto_want_write(handle))
-            }
-            rc = misc
-            if rc != MOSQ_ERR_SUCCESS.rawValue { return rc }
-            keepalive.checked(at: nc_mqtt_monotonic_ns(), pinged: pinged)
-        }
-        return writePending(handle)
-    }
-
-    private func writePending(_ handle: OpaquePointer) -> Int32 {
-        let rc: Int32? = io.withLock { _ in
-            guard mosquitto_want_write(handle) else { return nil }
-            return mosquitto_loop_write(handle, 1)
-        }
-        guard let rc else { return MOSQ_ERR_SUCCESS.rawValue }
-        noteSent()
-        return rc
-    }
-
-    private func pause(_ delay: Duration) {
-        let until = ContinuousClock.now + delay
-        while !isStopping, ContinuousClock.now < until {
-            // In slices of a second, so the heartbeat goes on during a long backoff.
-            wakeUp.wait(timeout: min(ContinuousClock.now.duration(to: until), .seconds(1)))
-            heartbeat.withLock { $0 = .now }
-        }
-    }
+    // MARK: Restoring and draining
 
     /// After a CONNACK: subscriptions, `online`, every retained message, then the queue. True when it ran.
     private func restoreIfConnected() -> Bool {
@@ -210,8 +294,9 @@ extension MQTTClient {
         return restored
     }
 
-    /// Hands queued messages to libmosquitto while the in-flight limit allows; the next turn writes them.
-    private func drainQueue() {
+    /// Hands queued messages to libmosquitto while the in-flight limit allows (loop thread); the
+    /// caller writes them.
+    func drainQueue() {
         state.withLock { state in
             while state.connected, state.inFlight < options.inFlightLimit, let next = state.queue.first {
                 guard send(next) else { break }
@@ -223,8 +308,8 @@ extension MQTTClient {
     }
 }
 
-/// When the network thread next calls `mosquitto_loop_misc`, which sends PINGREQ once a keepalive
-/// has passed since the last packet out, or gives up on a connection whose PINGREQ went unanswered.
+/// When the loop next calls `mosquitto_loop_misc`, which sends PINGREQ once a keepalive has passed
+/// since the last packet out, or gives up on a connection whose PINGREQ went unanswered.
 struct Keepalive {
     /// When the unanswered PINGREQ went out, if one did.
     private(set) var pingSentAt: Int64?

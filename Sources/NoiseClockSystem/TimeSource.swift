@@ -6,9 +6,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// The node's one time source: every sleep of every service ends here, and one thread sleeps on
-/// two Linux timers armed for the earliest deadline of each kind, so the process wakes only when
-/// something is due.
+/// The node's one time source: every sleep of every service ends here, and two Linux timers armed
+/// for the earliest deadline of each kind are watched on the node's event loop (`NodeExecutor`),
+/// so the process wakes only when something is due, and then only that one thread.
 ///
 /// - Wall-clock deadlines (an alarm at 07:30, the next minute boundary) use a `timerfd` on
 ///   `CLOCK_REALTIME` armed with `TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET`: the kernel wakes it
@@ -19,8 +19,8 @@ import Glibc
 /// - Plain durations (a preview's 3 s, the battery's 5-minute refresh) use a `timerfd` on
 ///   `CLOCK_MONOTONIC`, which no change of the wall clock moves.
 public final class TimeSource: Sendable {
-    /// The process's time source; its thread starts with the first sleep.
-    public static let shared = TimeSource()
+    /// The process's time source, on the node's event loop.
+    public static let shared = TimeSource(loop: .shared)
 
     /// A change of (wall − monotonic) larger than this is a change of the wall clock.
     static let clockChangeThreshold: Int64 = 250_000_000
@@ -61,9 +61,16 @@ public final class TimeSource: Sendable {
     private let state: Mutex<State>
     private let wallTimer: Int32
     private let monotonicTimer: Int32
+    /// The loop the timers are watched on; nil for a time source with a thread of its own.
+    private let loop: NodeExecutor?
 
-    /// A time source of its own, with its own thread (tests); the node uses `shared`.
-    public init() {
+    /// A time source of its own, with its own thread, "time source" (tests); the node uses `shared`.
+    public convenience init() { self.init(loop: nil) }
+
+    /// A time source whose timers are watched on `loop` from the first sleep, or on a thread of
+    /// its own without one.
+    public init(loop: NodeExecutor?) {
+        self.loop = loop
         wallTimer = nc_timerfd_create(CLOCK_REALTIME)
         monotonicTimer = nc_timerfd_create(CLOCK_MONOTONIC)
         // Without timers the node cannot keep time at all; Linux has had them since 2.6.25.
@@ -94,7 +101,7 @@ public final class TimeSource: Sendable {
         try await wait(.monotonic, until: Self.read(CLOCK_MONOTONIC) + length)
     }
 
-    /// How many times the time thread has woken since the start.
+    /// How many times the timers have woken the loop (or the time thread) since the start.
     public var wakeCount: Int { state.withLock { $0.wakes } }
 
     /// How many sleeps it holds (started and not yet resumed); for tests.
@@ -119,7 +126,7 @@ public final class TimeSource: Sendable {
                     if state.armed[kind].map({ deadline < $0 }) ?? true { arm(kind, at: deadline, in: &state) }
                     if !state.started {
                         state.started = true
-                        Threads.start(name: "time source") { [self] in run() }
+                        start()
                     }
                     return .waiting
                 }
@@ -155,7 +162,22 @@ public final class TimeSource: Sendable {
         state.armed[kind] = deadline
     }
 
-    // MARK: The thread
+    // MARK: Waking
+
+    /// Watches the timers on the loop, or starts the thread that polls them.
+    private func start() {
+        guard let loop else {
+            Threads.start(name: "time source") { [self] in run() }
+            return
+        }
+        _ = loop.watch(wallTimer, for: .readable) { [self] _ in
+            let result = nc_timerfd_read(wallTimer)
+            if result != 0 { wakeDue(clockSet: result == -1, expired: [.wall]) }
+        }
+        _ = loop.watch(monotonicTimer, for: .readable) { [self] _ in
+            if nc_timerfd_read(monotonicTimer) != 0 { wakeDue(clockSet: false, expired: [.monotonic]) }
+        }
+    }
 
     private func run() {
         var fds = [

@@ -43,10 +43,11 @@ struct ThreadListTests {
         }
     }
 
-    /// The persistent threads of an idle node (the transient ones, "loop decode", "library scan",
-    /// "screen", come and go with their work).
+    /// The persistent threads of an idle node (the transient ones, "loop decode", "meditations",
+    /// "screen", "mqtt connect", come and go with their work). The MQTT connection and the time
+    /// source have no thread: they are watched on the executor's event loop.
     static func expected(face: Bool) -> [String] {
-        (["noiseclock", "swift executor", "mqtt network", "time source", "signals", "store writer", "audio output"]
+        (["noiseclock", "swift executor", "signals", "store writer", "audio output"]
             + (face ? ["face-1-#1"] : [])).sorted()
     }
 }
