@@ -12,14 +12,15 @@ public enum StateChange: Sendable, Hashable {
 /// first gets a snapshot of the latest values, in the order the topics first appeared, then each
 /// change. Transport-neutral: it knows no broker and no topic prefix.
 ///
-/// Handlers run outside the hub's lock, in the order the changes were made: a change is queued
-/// under the lock, and whichever thread finds no one delivering delivers the queue (its own change
-/// and those queued meanwhile) after unlocking. So the hub's lock is never held while a handler
-/// runs: a handler may publish into the hub (its change is delivered after the current one) or
-/// take locks of its own, and no lock order runs through the hub. A publisher must not hold a lock
-/// that a handler takes; a handler should be quick (hand the change on to a queue). A publisher
-/// never waits for another thread's delivery: its change is queued, and delivered, in order, by
-/// the thread already delivering.
+/// Handlers run outside the hub's lock, in the order the changes were made (`InOrder`): the hub's
+/// lock is never held while a handler runs, so a handler may publish into the hub (its change is
+/// delivered after the current one) or take locks of its own, and no lock order runs through the
+/// hub. A publisher must not hold a lock that a handler takes; a handler should be quick (hand the
+/// change on to a queue). A publisher never waits for another thread's delivery: its change is
+/// queued, and delivered, in order, by the thread already delivering.
+///
+/// Features tell each other what they need through the hub's typed `signals`, never by reading
+/// each other's JSON.
 public final class StateHub: Sendable {
     public struct Subscription: Sendable, Hashable {
         let id: Int
@@ -39,11 +40,13 @@ public final class StateHub: Sendable {
         var order: [String] = []
         var subscribers: [(id: Int, handler: Handler)] = []
         var nextID = 0
-        var queue: [Delivery] = []
-        var delivering = false
+        var deliveries = InOrder<Delivery>()
     }
 
     private let state = Mutex(State())
+
+    /// What features tell each other: an alarm or a timer ringing, the settings changed.
+    public let signals = Signals()
 
     public init() {}
 
@@ -55,7 +58,7 @@ public final class StateHub: Sendable {
             let previous = state.latest.updateValue(value, forKey: topic)
             if previous == nil { state.order.append(topic) }
             guard always || previous != value else { return false }
-            return Self.enqueue(.change(.state(topic: topic, value: value), to: state.subscribers.map(\.handler)), in: &state)
+            return state.deliveries.add(.change(.state(topic: topic, value: value), to: state.subscribers.map(\.handler)))
         }
         if deliver { drain() }
     }
@@ -63,7 +66,7 @@ public final class StateHub: Sendable {
     /// Hands an event to every subscriber; events are not kept.
     public func emit(_ event: JSONValue) {
         let deliver = state.withLock { state in
-            Self.enqueue(.change(.event(event), to: state.subscribers.map(\.handler)), in: &state)
+            state.deliveries.add(.change(.event(event), to: state.subscribers.map(\.handler)))
         }
         if deliver { drain() }
     }
@@ -75,7 +78,7 @@ public final class StateHub: Sendable {
             let snapshot = state.order.compactMap { topic in state.latest[topic].map { StateChange.state(topic: topic, value: $0) } }
             state.nextID += 1
             state.subscribers.append((state.nextID, handler))
-            return (Subscription(id: state.nextID), Self.enqueue(.snapshot(snapshot, to: handler), in: &state))
+            return (Subscription(id: state.nextID), state.deliveries.add(.snapshot(snapshot, to: handler)))
         }
         if deliver { drain() }
         return subscription
@@ -91,33 +94,15 @@ public final class StateHub: Sendable {
         state.withLock { state in state.order.compactMap { topic in state.latest[topic].map { (topic, $0) } } }
     }
 
-    /// Queues `delivery`; true when the caller is to deliver (no one else is).
-    private static func enqueue(_ delivery: Delivery, in state: inout State) -> Bool {
-        state.queue.append(delivery)
-        guard !state.delivering else { return false }
-        state.delivering = true
-        return true
-    }
-
     /// Delivers the queue, outside the lock, until it is empty.
     private func drain() {
-        var batch: [Delivery] = []
-        while true {
-            let more = state.withLock { state -> Bool in
-                swap(&batch, &state.queue)
-                if batch.isEmpty { state.delivering = false }
-                return !batch.isEmpty
+        InOrder.drain(take: { batch in state.withLock { $0.deliveries.take(into: &batch) } }) { delivery in
+            switch delivery {
+            case .change(let change, let handlers):
+                for handler in handlers { handler(change) }
+            case .snapshot(let changes, let handler):
+                for change in changes { handler(change) }
             }
-            guard more else { return }
-            for delivery in batch {
-                switch delivery {
-                case .change(let change, let handlers):
-                    for handler in handlers { handler(change) }
-                case .snapshot(let changes, let handler):
-                    for change in changes { handler(change) }
-                }
-            }
-            batch.removeAll(keepingCapacity: true)
         }
     }
 }

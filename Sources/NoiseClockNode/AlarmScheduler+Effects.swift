@@ -81,11 +81,12 @@ extension AlarmScheduler {
         hub.publish(
             StateTopic.alarms,
             .array(state.book.alarms.map { $0.json(nextFire: nextFires[$0.id].map { ISOTime.string($0, in: zone) }) }))
-        alarmsPublished?(state.book.alarms)
+        hub.signals.send(.alarms(state.book.alarms))
     }
 
     func publishRinging() {
         hub.publish(StateTopic.alarmState, state.ringing.json { ISOTime.string($0, in: time.zone()) })
+        hub.signals.send(.alarmRinging(state.ringing.phase == .ringing))
     }
 
 

@@ -30,8 +30,6 @@ public actor AlarmScheduler {
     /// Says what is due, missed and next; this actor carries it out.
     let clockwork: AlarmClockwork
     let logger: Logger
-    /// Told the alarms each time `B/alarms` is published (Home Assistant's per-alarm switches).
-    let alarmsPublished: (@Sendable ([Alarm]) -> Void)?
 
     /// `alarms.json`: what is durable and acted on, and the changes waiting for their write.
     var ledger: Ledger<State, Effect>
@@ -54,18 +52,17 @@ public actor AlarmScheduler {
 
     public init(
         state: State, store: any Store, hub: StateHub, time: NodeTime, noise: NoisePlayer?, library: SoundLibrary,
-        alarms: Configuration.Alarms, logger: Logger, alarmsPublished: (@Sendable ([Alarm]) -> Void)? = nil
+        alarms: Configuration.Alarms, logger: Logger
     ) {
         self.init(
             state: state, writer: StoreWriter(store: store), hub: hub, time: time, noise: noise, library: library, alarms: alarms,
-            logger: logger, alarmsPublished: alarmsPublished)
+            logger: logger)
     }
 
     public init(
         state: State, writer: StoreWriter, hub: StateHub, time: NodeTime, noise: NoisePlayer?, library: SoundLibrary,
-        alarms: Configuration.Alarms, logger: Logger, alarmsPublished: (@Sendable ([Alarm]) -> Void)? = nil
+        alarms: Configuration.Alarms, logger: Logger
     ) {
-        self.alarmsPublished = alarmsPublished
         self.ledger = Ledger(Self.documentName, state, writer: writer) { $0.stored }
         self.hub = hub
         self.time = time

@@ -3,19 +3,20 @@ import NoiseClockCore
 import ServiceLifecycle
 
 /// Publishes `B/clock` when the displayed time changes: at each wall-clock minute (or second)
-/// boundary, aligned, never drifting. Between boundaries it sleeps: a settings change wakes it
-/// (`wakeUp`), and so does a change of the wall clock (the time source's `timerfd` sees it at once).
+/// boundary, aligned, never drifting. Between boundaries it sleeps: the settings signal wakes it,
+/// and so does a change of the wall clock (the time source's `timerfd` sees it at once).
 public struct ClockService: Service, CustomStringConvertible {
     public var description: String { "ClockService" }
     let hub: StateHub
     let time: NodeTime
     /// Woken by a settings change: `publish_seconds` changes how long it may sleep.
-    let wakeUp: WakeUp
+    let wakeUp = WakeUp()
 
-    public init(hub: StateHub, time: NodeTime, wakeUp: WakeUp = WakeUp()) {
+    public init(hub: StateHub, time: NodeTime) {
         self.hub = hub
         self.time = time
-        self.wakeUp = wakeUp
+        let wakeUp = wakeUp
+        hub.signals.subscribe { signal in if case .settings = signal { wakeUp.wake() } }
     }
 
     public func run() async throws {

@@ -78,11 +78,13 @@ public struct CommandService: Service, CustomStringConvertible {
                     logger.debug("command answered", metadata: ["verb": "\(verb)"])
                 }
                 // An MQTT 5 request's own response topic, with its correlation data; else B/response/VERB.
+                // At QoS 0 (docs/mqtt.md): only a requester waiting now can use an answer, and the
+                // PUBACK of a QoS 1 answer woke the node a second time for every command.
                 let payload = response.json.serializedBytes
                 if let responseTopic {
-                    transport.publish(MQTTMessage(topic: responseTopic, payload: payload, qos: 1, correlationData: correlation))
+                    transport.publish(MQTTMessage(topic: responseTopic, payload: payload, qos: 0, correlationData: correlation))
                 } else {
-                    transport.publish(MQTTMessage(topic: topics.response(verb), payload: payload, qos: 1))
+                    transport.publish(MQTTMessage(topic: topics.response(verb), payload: payload, qos: 0))
                 }
             })
     }

@@ -32,7 +32,7 @@ public actor DisplayController {
     let sun: NightSchedule.SunEvent
     let logger: Logger
     nonisolated let wakeUp = WakeUp()
-    /// Set from the hub's `alarm/state` and `timers` (under the hub's lock, so not actor state).
+    /// Whether an alarm or a timer rings, from the hub's signals (set by their handler, so not actor state).
     nonisolated let ringing = Mutex(false)
 
     /// Home Assistant's (or a verb's) brightness, until the schedule next turns night or day.
@@ -51,25 +51,27 @@ public actor DisplayController {
         self.logger = logger
     }
 
-    /// Follows `B/alarm/state` and `B/timers`: a ringing alarm or timer lights the screen at once.
-    nonisolated func watchAlarms() {
+    /// Follows the signals: a ringing alarm or timer lights the screen at once, and a settings
+    /// change (the night schedule, the brightness) is looked at at once.
+    nonisolated func watchSignals() {
         let rings = Mutex((alarm: false, timer: false))
-        hub.subscribe { [self] change in
-            guard case .state(let topic, let value) = change else { return }
+        hub.signals.subscribe { [self] signal in
             let now: Bool
-            switch topic {
-            case StateTopic.alarmState:
+            switch signal {
+            case .alarmRinging(let ringing):
                 now = rings.withLock { rings in
-                    rings.alarm = value.objectValue?["state"]?.stringValue == "ringing"
+                    rings.alarm = ringing
                     return rings.alarm || rings.timer
                 }
-            case StateTopic.timers:
+            case .timerRinging(let ringing):
                 now = rings.withLock { rings in
-                    guard case .array(let timers) = value else { return rings.alarm || rings.timer }
-                    rings.timer = timers.contains { $0.objectValue?["state"]?.stringValue == "ringing" }
+                    rings.timer = ringing
                     return rings.alarm || rings.timer
                 }
-            default:
+            case .settings:
+                wakeUp.wake()
+                return
+            case .alarms:
                 return
             }
             let changed = ringing.withLock { state in

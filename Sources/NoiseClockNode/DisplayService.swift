@@ -9,7 +9,7 @@ public struct DisplayService: Service, CustomStringConvertible {
     let clock: NodeClock
 
     public func run() async {
-        display.watchAlarms()
+        display.watchSignals()
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 let next = await display.update().next

@@ -73,12 +73,15 @@ public final class HomeAssistantPublisher: Sendable {
         transport.republishRetained()
     }
 
-    /// The hub's subscriber: the settings' `language` (every other change is ignored).
-    public func handle(_ change: StateChange) {
-        guard case .state(topic: StateTopic.settings, value: let settings) = change,
-              let code = settings.objectValue?["language"]?.stringValue, let language = Language(rawValue: code)
-        else { return }
-        languageChanged(language)
+    /// Follows the signals: the settings' language, and the alarms (a switch per alarm).
+    public func follow(_ signals: Signals) {
+        signals.subscribe { [self] signal in
+            switch signal {
+            case .settings(let settings): languageChanged(settings.language)
+            case .alarms(let alarms): alarmsChanged(alarms)
+            case .alarmRinging, .timerRinging: break
+            }
+        }
     }
 
     /// Home Assistant (re)started: discovery and every retained state again, so its entities have

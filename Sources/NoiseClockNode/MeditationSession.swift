@@ -69,6 +69,8 @@ public actor MeditationSession {
         // pauses or plays on, and `B/meditation` says so.
         let wakeUp = self.wakeUp
         arbiter?.onTopChange { _ in wakeUp.wake() }
+        // A settings change (a session's defaults, the language of its names) is looked at at once.
+        hub.signals.subscribe { signal in if case .settings = signal { wakeUp.wake() } }
     }
 
     // MARK: Verbs

@@ -41,8 +41,6 @@ public struct Node: Sendable {
     public let homeAssistant: HomeAssistantPublisher?
     /// The message catalogs and the language in force (SPEC §11).
     public let language: NodeLanguage
-    /// Wakes the clock service after a settings change (the format or `publish_seconds` changed).
-    let clockWakeUp = WakeUp()
     let logger: Logger
 
     public init(
@@ -105,11 +103,11 @@ public struct Node: Sendable {
                     alarmTimeEntity: configuration.homeAssistant.alarmTimeEntity, catalogs: catalogs, language: language)
             }
             : nil
-        if let homeAssistant { hub.subscribe(homeAssistant.handle) }
+        homeAssistant?.follow(hub.signals)
         self.homeAssistant = homeAssistant
         alarms = AlarmScheduler(
             state: stored.state, writer: writer, hub: hub, time: time, noise: noise, library: sounds,
-            alarms: configuration.alarms, logger: logger, alarmsPublished: homeAssistant.map(Self.alarmsHook))
+            alarms: configuration.alarms, logger: logger)
         let timers = TimerScheduler(
             book: storedTimers.book, writer: writer, hub: hub, time: time, arbiter: arbiter, library: sounds,
             ringTimeoutSeconds: configuration.timers.ringTimeoutSeconds, graceMinutes: configuration.alarms.missedGraceMinutes,
@@ -129,7 +127,7 @@ public struct Node: Sendable {
         router = CommandRouter(groups: [
             SystemCommands(status: status, catalog: sounds.catalog, language: language),
             SettingsCommands(
-                settings: settings, time: time, hub: hub, wakeUps: [clockWakeUp, display.wakeUp, meditation.wakeUp], catalog: sounds.catalog),
+                settings: settings, time: time, hub: hub, catalog: sounds.catalog),
             AlarmCommands(scheduler: alarms, language: language),
             TimerCommands(timers: timers, language: language),
             DismissCommands(alarms: alarms, timers: timers),
@@ -148,9 +146,6 @@ public struct Node: Sendable {
         }
     }
 
-    private static func alarmsHook(_ homeAssistant: HomeAssistantPublisher) -> @Sendable ([Alarm]) -> Void {
-        { homeAssistant.alarmsChanged($0) }
-    }
 
     /// Emits the states the node has from its start (status, settings, clock); the services emit
     /// theirs as they start.
@@ -180,7 +175,7 @@ public struct Node: Sendable {
         var services: [any Service] = [
             CommandService(
                 transport: transport, topics: configuration.topics, router: router, logger: logger, otherTopics: otherTopics),
-            ClockService(hub: hub, time: time, wakeUp: clockWakeUp),
+            ClockService(hub: hub, time: time),
             ClockworkService("AlarmService", alarms),
             ClockworkService("TimerService", timers),
             ClockworkService("MeditationService", meditation),

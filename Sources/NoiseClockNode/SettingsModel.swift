@@ -40,9 +40,11 @@ public final class SettingsModel: Sendable {
         state.withLock { $0.configured.applying($0.overrides.current) }
     }
 
-    /// Emits `B/settings` as they are now (at start).
+    /// Emits `B/settings` and the settings signal as they are now (at start).
     public func publish() {
-        hub.publish(StateTopic.settings, current.json)
+        let settings = current
+        hub.publish(StateTopic.settings, settings.json)
+        hub.signals.send(.settings(settings))
     }
 
     /// Stores `patch` and then applies it (SPEC §8): the settings change only once they are
@@ -63,7 +65,10 @@ public final class SettingsModel: Sendable {
         }
         // After the lock: changes settle on the node's thread, one after the other, so they reach
         // the hub in the order they became current.
-        if after != before { hub.publish(StateTopic.settings, after.json) }
+        if after != before {
+            hub.publish(StateTopic.settings, after.json)
+            hub.signals.send(.settings(after))
+        }
         return after
     }
 }

@@ -247,6 +247,7 @@ public actor TimerScheduler {
     func publish() {
         let now = time.now()
         hub.publish(StateTopic.timers, .array(book.timers.map { json($0, now: now) }))
+        hub.signals.send(.timerRinging(!book.ringing.isEmpty))
     }
 
     private func json(_ timer: CountdownTimer, now: Date) -> JSONValue {

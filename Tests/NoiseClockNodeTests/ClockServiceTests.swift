@@ -17,8 +17,8 @@ struct ClockServiceTests {
     }
 
     /// Runs the service until `body` returns, then cancels it and waits for it to end.
-    private func running(_ wiring: ServiceWiring, wakeUp: WakeUp = WakeUp(), _ body: () async throws -> Void) async throws {
-        try await whileRunning({ try await ClockService(hub: wiring.hub, time: wiring.time, wakeUp: wakeUp).run() }, body)
+    private func running(_ wiring: ServiceWiring, _ body: () async throws -> Void) async throws {
+        try await whileRunning({ try await ClockService(hub: wiring.hub, time: wiring.time).run() }, body)
     }
 
     private var clockStates: [JSONValue] {
@@ -147,18 +147,16 @@ struct ClockServiceTests {
             ])
     }
 
-    @Test("a settings change wakes the service, which publishes at once, without waiting for the minute")
+    @Test("a settings change wakes the service (the settings signal), which publishes at once, without waiting for the minute")
     func settingsChangeRepublishes() async throws {
         let start = instant(2026, 3, 10, 7, 4, 10)
         let clock = NodeClock.driven(by: testClock, startingAt: start, timeZone: utc)
         let publisher = publisher(clock: clock, settings: ClockSettings(timezone: "UTC"))
-        let wakeUp = WakeUp()
 
-        try await running(publisher, wakeUp: wakeUp) {
+        try await running(publisher) {
             await transport.waitForPublished(count: 1)
             try await testClock.waitUntilSleeping("the clock service")
             _ = try await publisher.settings.change(SettingsPatch(timeFormat: .twelveHour))
-            wakeUp.wake()
             // B/settings (from the settings model), then B/clock from the woken service.
             await transport.waitForPublished(count: 3)
         }

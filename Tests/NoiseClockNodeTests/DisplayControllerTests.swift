@@ -76,14 +76,17 @@ struct DisplayControllerTests {
         #expect(screen.levels.withLock { $0 } == [0, 20, 0])
     }
 
-    @Test("a ringing alarm lights the screen fully, and the night's brightness returns when it stops")
+    @Test("a ringing alarm or timer lights the screen fully (their signals), and the night's brightness returns when neither rings")
     func ringing() async throws {
         let (display, wiring) = try await controller(at: instant(2026, 11, 23, 23, 0), nightBrightness: 0)
-        display.watchAlarms()
+        display.watchSignals()
         await display.update()
-        wiring.hub.publish(StateTopic.alarmState, ["state": "ringing"])
+        wiring.hub.signals.send(.alarmRinging(true))
         #expect(await display.update().state["brightness"] == 100)
-        wiring.hub.publish(StateTopic.alarmState, ["state": "idle"])
+        wiring.hub.signals.send(.timerRinging(true))
+        wiring.hub.signals.send(.alarmRinging(false))
+        #expect(await display.update().state["brightness"] == 100, "the timer still rings")
+        wiring.hub.signals.send(.timerRinging(false))
         #expect(await display.update().state["brightness"] == 0)
         #expect(screen.levels.withLock { $0 } == [0, 100, 0])
     }

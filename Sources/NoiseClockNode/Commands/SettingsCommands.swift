@@ -1,14 +1,13 @@
 import NoiseClockCore
 
 /// `settings` (SPEC §2): a partial settings object, decoded into a `SettingsPatch` and stored. The
-/// settings model emits `B/settings`; `B/clock` in the new format follows before the answer, and
-/// the services that depend on the settings (the clock's `publish_seconds`, the screen's night
-/// schedule and theme) are woken.
+/// settings model emits `B/settings` and the settings signal, which wakes the services that depend
+/// on them (the clock's `publish_seconds`, the screen's night schedule, a session's settings);
+/// `B/clock` in the new format follows before the answer.
 struct SettingsCommands: CommandGroup {
     let settings: SettingsModel
     let time: NodeTime
     let hub: StateHub
-    let wakeUps: [WakeUp]
     /// `settings.meditation`'s sounds are resolved against it: no unknown sound is stored.
     var catalog = SoundCatalog(sounds: [])
 
@@ -21,7 +20,6 @@ struct SettingsCommands: CommandGroup {
             if after != before {
                 // The woken clock service finds this clock already sent (the hub sends on change).
                 hub.publish(StateTopic.clock, time.face().state(at: time.now()).json)
-                for wakeUp in wakeUps { wakeUp.wake() }
             }
             return after.json
         }

@@ -1,0 +1,80 @@
+import Synchronization
+
+/// What one feature tells the others, typed: the screen lights for a ringing alarm or timer, the
+/// clock, the screen and the sessions follow the settings, Home Assistant's discovery follows the
+/// language. Nothing reads another feature's JSON to learn it.
+public enum NodeSignal: Sendable, Hashable {
+    /// Whether an alarm rings now (sent as the alarm's state changes).
+    case alarmRinging(Bool)
+    /// Whether any timer rings now (sent as the timers change).
+    case timerRinging(Bool)
+    /// The settings in force, after a change and at the start.
+    case settings(ClockSettings)
+    /// The alarms, as `B/alarms` lists them (Home Assistant's entity per alarm follows them).
+    case alarms([Alarm])
+
+    /// Signals of one kind replace each other: a new subscriber gets the latest of each kind.
+    var kind: Int {
+        switch self {
+        case .alarmRinging: 0
+        case .timerRinging: 1
+        case .settings: 2
+        case .alarms: 3
+        }
+    }
+}
+
+/// The node's signals (`StateHub.signals`): sent by the feature that owns the fact, delivered to
+/// every subscriber in the order sent, outside any lock (`InOrder`), and only when it changed. A
+/// new subscriber first gets the latest signal of each kind. A handler should be quick: set a
+/// flag, wake a `WakeUp`.
+public final class Signals: Sendable {
+    private typealias Handler = @Sendable (NodeSignal) -> Void
+
+    private enum Delivery {
+        case signal(NodeSignal, to: [Handler])
+        case snapshot([NodeSignal], to: Handler)
+    }
+
+    private struct State {
+        var latest: [Int: NodeSignal] = [:]
+        var handlers: [Handler] = []
+        var deliveries = InOrder<Delivery>()
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Tells every subscriber `signal`, unless it is the latest of its kind already.
+    public func send(_ signal: NodeSignal) {
+        let deliver = state.withLock { state -> Bool in
+            guard state.latest.updateValue(signal, forKey: signal.kind) != signal else { return false }
+            return state.deliveries.add(.signal(signal, to: state.handlers))
+        }
+        if deliver { drain() }
+    }
+
+    /// Adds a subscriber for the life of the node: the latest signal of each kind now, then each new one.
+    public func subscribe(_ handler: @escaping @Sendable (NodeSignal) -> Void) {
+        let deliver = state.withLock { state -> Bool in
+            state.handlers.append(handler)
+            return state.deliveries.add(.snapshot(state.latest.sorted { $0.key < $1.key }.map(\.value), to: handler))
+        }
+        if deliver { drain() }
+    }
+
+    /// The latest signal of each kind, in kind order.
+    public var latest: [NodeSignal] { state.withLock { $0.latest.sorted { $0.key < $1.key }.map(\.value) } }
+
+    private func drain() {
+        InOrder.drain(take: { batch in state.withLock { $0.deliveries.take(into: &batch) } }) { delivery in
+            switch delivery {
+            case .signal(let signal, let handlers):
+                for handler in handlers { handler(signal) }
+            case .snapshot(let signals, let handler):
+                for signal in signals { handler(signal) }
+            }
+        }
+    }
+}
