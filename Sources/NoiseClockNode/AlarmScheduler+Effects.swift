@@ -7,7 +7,7 @@ extension AlarmScheduler {
     // MARK: Sound and events
 
     /// Sound and events for what happened, in order.
-    func perform(_ outcomes: [Ringing.Outcome]) async {
+    func perform(_ outcomes: [Ringing.Outcome]) {
         guard !outcomes.isEmpty else { return }
         let zone = time.zone()
         for outcome in outcomes {
@@ -19,19 +19,19 @@ extension AlarmScheduler {
                     "alarm_ringing",
                     eventDetails(due.alarmID, due.label, ["fires_at": iso(due.firesAt, zone), "snooze_count": .number(Double(snoozes))]))
                 logger.info("alarm ringing", metadata: ["alarm": "\(due.alarmID)", "label": "\(due.label)"])
-                await startTone(for: due.alarmID)
+                startTone(for: due.alarmID)
             case .snoozed(let due, let until):
                 emit("alarm_snoozed", eventDetails(due.alarmID, due.label, ["until": iso(until, zone)]))
-                await stopToneUnlessRinging()
+                stopToneUnlessRinging()
             case .dismissed(let due):
                 emit("alarm_dismissed", eventDetails(due.alarmID, due.label, [:]))
-                await stopToneUnlessRinging()
+                stopToneUnlessRinging()
             case .autoSilenced(let due):
-                await stopToneUnlessRinging()
+                stopToneUnlessRinging()
                 emit(
                     "alarm_auto_silenced", eventDetails(due.alarmID, due.label, ["after_min": .number(Double(due.ringTimeoutMinutes))]))
             case .missed(let due, let instant):
-                await stopToneUnlessRinging()
+                stopToneUnlessRinging()
                 logger.warning("snoozed alarm missed", metadata: ["alarm": "\(due.alarmID)", "was_due": "\(instant)"])
                 emit("alarm_missed", eventDetails(due.alarmID, due.label, ["fires_at": iso(instant, zone)]))
             case .waiting(let due):
@@ -41,30 +41,19 @@ extension AlarmScheduler {
         publishRinging()
     }
 
-    func startTone(for id: String) async {
-        guard let noise else { return }
+    /// Rings the alarm's tone through the arbiter, over everything else (the noise fades out).
+    func startTone(for id: String) {
         let alarm = try? state.book.alarm(id)
-        let sound = alarm?.sound ?? defaultSound
-        let volume = alarm?.volume ?? 80
-        let ramp = alarm?.fadeInSeconds ?? 30
-        do {
-            try await noise.startAlarmTone(sound, volume: volume, rampSeconds: ramp)
-        } catch {
-            // A tone that went missing must not keep the alarm silent.
-            logger.error("alarm tone unavailable; using the default", metadata: ["sound": "\(sound)", "error": "\(error)"])
-            do {
-                try await noise.startAlarmTone(defaultSound, volume: volume, rampSeconds: ramp)
-            } catch {
-                logger.error("no alarm tone can be played", metadata: ["error": "\(error)"])
-            }
-        }
+        arbiter?.ring(
+            .alarm, sound: alarm?.sound ?? defaultSound, kind: .alarm, fallback: defaultSound, library: library, volume: alarm?.volume ?? 80,
+            rampSeconds: alarm?.fadeInSeconds ?? 30, logger: logger)
     }
 
     /// Stops the tone when the alarm that rang is over. When another alarm rings now (it was
     /// waiting), its own ring outcome follows and its tone takes over from this one.
-    func stopToneUnlessRinging() async {
-        guard let noise, state.ringing.phase != .ringing else { return }
-        await noise.stopAlarmTone()
+    func stopToneUnlessRinging() {
+        guard state.ringing.phase != .ringing else { return }
+        arbiter?.stopTone(.alarm)
     }
 
     // MARK: Publishing
@@ -126,11 +115,11 @@ extension AlarmScheduler {
     /// change): the output gets ready now and its tone is decoded ahead, so the tone starts at the
     /// instant (`AudioOutput.prepare`, `SoundLibrary.keepReady`); otherwise no tone is kept.
     func prepareOutputIfDue(now: Date) {
-        guard let noise else { return }
+        guard let arbiter else { return }
         let soon = nextFires.filter { $0.value.timeIntervalSince(now) <= AudioArbiter.soon }.keys.sorted()
         library.keepReady(soon.map { id in (try? state.book.alarm(id))?.sound ?? defaultSound }, for: "alarms")
         guard !soon.isEmpty else { return }
-        noise.arbiter.prepare()
+        arbiter.prepare()
     }
 
     /// Wakes the scheduler loop, so a change is seen at once rather than after its current sleep.

@@ -1,23 +1,25 @@
 import FoundationEssentials
 import Logging
 import NoiseClockCore
+import NoiseClockSystem
 
 /// The node's alarms: the `alarm/*`, `snooze` and `dismiss` verbs, the schedule that rings each
-/// occurrence exactly once, the ringing itself (through the noise player's alarm tones),
+/// occurrence exactly once, the ringing itself (its tone through the audio arbiter, as the timers'),
 /// `B/alarms`, `B/alarm/next`, `B/alarm/state` and the alarm events.
 ///
 /// Everything it must not lose (the alarms, the last handled occurrence of each, the ring or
 /// snooze in progress) is one document, `alarms.json`, stored before a change is answered `ok`
 /// or acted on. A change that cannot be stored is refused and changes nothing.
-public actor AlarmScheduler {
-    public static let documentName = "alarms.json"
+@NodeActor
+public final class AlarmScheduler {
+    public nonisolated static let documentName = "alarms.json"
 
     /// What `alarms.json` holds.
     public typealias State = AlarmState
 
     /// Loads `alarms.json`. An unreadable or invalid file is moved aside (never overwritten) and
     /// reported; the node then starts with no alarms.
-    public static func load(from store: any Store, logger: Logger) -> (state: State, problem: String?) {
+    public nonisolated static func load(from store: any Store, logger: Logger) -> (state: State, problem: String?) {
         let (state, problem) = store.load(documentName) { try State(stored: $0) }
         if let problem { logger.error("stored alarms were unreadable; starting without alarms", metadata: ["problem": "\(problem)"]) }
         return (state ?? State(), problem)
@@ -25,7 +27,7 @@ public actor AlarmScheduler {
 
     let hub: StateHub
     let time: NodeTime
-    let noise: NoisePlayer?
+    let arbiter: AudioArbiter?
     let library: SoundLibrary
     /// Says what is due, missed and next; this actor carries it out.
     let clockwork: AlarmClockwork
@@ -50,23 +52,23 @@ public actor AlarmScheduler {
     nonisolated let wakeUp = WakeUp()
     var started = false
 
-    public init(
-        state: State, store: any Store, hub: StateHub, time: NodeTime, noise: NoisePlayer?, library: SoundLibrary,
+    public nonisolated convenience init(
+        state: State, store: any Store, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
         alarms: Configuration.Alarms, logger: Logger
     ) {
         self.init(
-            state: state, writer: StoreWriter(store: store), hub: hub, time: time, noise: noise, library: library, alarms: alarms,
+            state: state, writer: StoreWriter(store: store), hub: hub, time: time, arbiter: arbiter, library: library, alarms: alarms,
             logger: logger)
     }
 
-    public init(
-        state: State, writer: StoreWriter, hub: StateHub, time: NodeTime, noise: NoisePlayer?, library: SoundLibrary,
+    public nonisolated init(
+        state: State, writer: StoreWriter, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
         alarms: Configuration.Alarms, logger: Logger
     ) {
         self.ledger = Ledger(Self.documentName, state, writer: writer) { $0.stored }
         self.hub = hub
         self.time = time
-        self.noise = noise
+        self.arbiter = arbiter
         self.library = library
         self.clockwork = AlarmClockwork(
             grace: Double(alarms.missedGraceMinutes * 60), upcoming: Double(alarms.upcomingMinutes * 60))
@@ -165,8 +167,8 @@ public actor AlarmScheduler {
         guard !started else { return }
         started = true
         let resumed = clockwork.resume(state, now: time.now())
-        await adopt(resumed.state, performing: resumed.outcomes)
-        await advance()
+        adopt(resumed.state, performing: resumed.outcomes)
+        advance()
         publishAll()
     }
 
@@ -175,12 +177,12 @@ public actor AlarmScheduler {
     /// announcement, or the next minute (`B/alarm/next`'s `in_s`). A change of the wall clock
     /// wakes the loop earlier.
     @discardableResult
-    public func advance() async -> Date {
+    public func advance() -> Date {
         let now = time.now()
         let zone = time.zone()
         let step = clockwork.step(state, now: now, previous: lastLook, zone: zone)
         lastLook = now
-        await adopt(step.state, performing: step.outcomes) {
+        adopt(step.state, performing: step.outcomes) {
             for missed in step.missed {
                 logger.warning("alarm missed", metadata: ["alarm": "\(missed.alarmID)", "fires_at": "\(missed.firesAt)"])
                 emit("alarm_missed", eventDetails(missed.alarmID, missed.label, ["fires_at": iso(missed.firesAt, zone)]))
@@ -210,9 +212,9 @@ public actor AlarmScheduler {
     /// the state and the instant it was asked at: it runs again on what is current when its write
     /// is durable, after any ring that came in between.
     func change(
-        _ body: @escaping (inout State, Date, inout [Ringing.Outcome]) throws(CommandError) -> String?
+        _ body: @escaping @Sendable (inout State, Date, inout [Ringing.Outcome]) throws(CommandError) -> String?
     ) async throws(CommandError) -> JSONValue {
-        await advance()
+        advance()
         let now = time.now()
         let staged = try ledger.stage { state throws(CommandError) in
             var outcomes: [Ringing.Outcome] = []
@@ -226,9 +228,9 @@ public actor AlarmScheduler {
         case .queued(let seq, let ticket):
             let outcome = await ticket.outcome()
             let (made, result) = ledger.settle(seq, outcome, what: "alarms")
-            for earlier in made { await perform(earlier.outcomes) }
+            for earlier in made { perform(earlier.outcomes) }
             effect = try result.get()
-            await perform(effect.outcomes)
+            perform(effect.outcomes)
             refreshNextFires(now: time.now())
             wake()
         }
@@ -241,7 +243,7 @@ public actor AlarmScheduler {
     /// be stoppable. The answer waits for the write; a failure is logged, and after a restart the
     /// stored ring goes on.
     func act(_ body: (inout Ringing, Date) -> [Ringing.Outcome]?) async throws(CommandError) -> JSONValue {
-        await advance()
+        advance()
         let now = time.now()
         var next = state
         guard let outcomes = body(&next.ringing, now) else {
@@ -249,7 +251,7 @@ public actor AlarmScheduler {
         }
         AlarmClockwork.settle(outcomes, in: &next)
         let ticket = ledger.adopt(next)
-        await perform(outcomes)
+        perform(outcomes)
         refreshNextFires(now: now)
         wake()
         let answer = state.ringing.json { ISOTime.string($0, in: time.zone()) }
@@ -262,7 +264,7 @@ public actor AlarmScheduler {
     }
 
     /// Ends the ring or snooze of alarm `id` within a change; returns what that brings about.
-    static func cancelSession(of id: String, in state: inout State, now: Date) -> [Ringing.Outcome] {
+    nonisolated static func cancelSession(of id: String, in state: inout State, now: Date) -> [Ringing.Outcome] {
         let outcomes = state.ringing.cancel(alarmID: id, at: now)
         AlarmClockwork.settle(outcomes, in: &state)
         return outcomes
@@ -274,10 +276,10 @@ public actor AlarmScheduler {
     /// restart, and a ring interrupted by a restart rings again anyway. When the change cannot be
     /// stored it still happens (an alarm rings whether or not the disk is writable); the writer
     /// logs the failure and `B/status` reports it.
-    func adopt(_ next: State, performing outcomes: [Ringing.Outcome] = [], then report: () -> Void = {}) async {
+    func adopt(_ next: State, performing outcomes: [Ringing.Outcome] = [], then report: () -> Void = {}) {
         ledger.adopt(next)
         report()
-        await perform(outcomes)
+        perform(outcomes)
     }
 
 }

@@ -1,3 +1,4 @@
+import Logging
 import NoiseClockAudio
 import NoiseClockCore
 import Synchronization
@@ -149,6 +150,28 @@ public final class AudioArbiter: Sendable {
 
     /// Whether `source` has a tone sounding.
     public func toneSounding(_ source: AudioSource) -> Bool { state.withLock { $0.tones[source] != nil } }
+
+    /// Rings `sound` (a catalog id or a file; of `kind` when given) as `source`'s tone at `volume`,
+    /// rising over `rampSeconds`, the way alarms and timers both ring. A tone that cannot be played
+    /// is logged and `fallback` rings instead: a tone gone missing must not keep a ring silent.
+    /// (A ramp of 0 s still takes the mixer's shortest glide: no click.)
+    public func ring(
+        _ source: AudioSource, sound: String, kind: Sound.Kind?, fallback: String, library: SoundLibrary, volume: Int,
+        rampSeconds: Int, logger: Logger
+    ) {
+        let gain = Volume.gain(volume), ramp = AudioFormat.frames(milliseconds: rampSeconds * 1000)
+        do {
+            let sample = try library.sampleSource(for: try library.sound(sound, field: "sound", kind: kind).id)
+            startTone(source, sample: sample, gain: gain, rampFrames: ramp)
+        } catch {
+            logger.error("\(source) tone unavailable; using the default", metadata: ["sound": "\(sound)", "error": "\(error)"])
+            do {
+                startTone(source, sample: try library.sampleSource(for: fallback), gain: gain, rampFrames: ramp)
+            } catch {
+                logger.error("no \(source) tone can be played", metadata: ["error": "\(error)"])
+            }
+        }
+    }
 
     // MARK: Cover
 

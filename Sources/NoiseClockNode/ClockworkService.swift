@@ -1,11 +1,13 @@
 import FoundationEssentials
 import NoiseClockCore
 import ServiceLifecycle
+import NoiseClockSystem
 
 /// A feature driven by the wall clock: the alarms, the countdown timers, a meditation session (and
 /// the wake-up and bedtime features to come). Its owner says what is due; `ClockworkService` runs
 /// the one loop they all share.
-public protocol Clockwork: Actor {
+@NodeActor
+public protocol Clockwork: AnyObject, Sendable {
     /// Publishes the feature's topics and goes on with what was stored (a ring that had not timed
     /// out rings again, a timer that ended while the node was down rings or is missed).
     func start() async
@@ -22,7 +24,7 @@ public struct ClockworkService<Feature: Clockwork>: Service, CustomStringConvert
     public let description: String
     let feature: Feature
 
-    public init(_ name: String, _ feature: Feature) {
+    public nonisolated init(_ name: String, _ feature: Feature) {
         description = name
         self.feature = feature
     }
@@ -43,7 +45,7 @@ public struct ClockworkService<Feature: Clockwork>: Service, CustomStringConvert
 /// Alarms: the next fire, snooze end, ring timeout or announcement, or the next minute
 /// (`B/alarm/next` counts down in minutes).
 extension AlarmScheduler: Clockwork {
-    public func look() async -> Date? { await advance() }
+    public func look() async -> Date? { advance() }
 
     public nonisolated func sleep(until deadline: Date?) async {
         await wakeUp.sleep(until: deadline, on: time.clock)

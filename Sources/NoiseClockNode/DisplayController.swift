@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import NoiseClockCore
 import Synchronization
+import NoiseClockSystem
 
 /// What the node knows of its screen, for the display controller: a name (the backlight folder, or
 /// `command` for on/off commands) and a way to set its brightness (0 turns it off).
@@ -11,7 +12,7 @@ public struct ScreenHandle: Sendable {
     /// May take a while (an on/off command runs up to its timeout): it must not block the executor.
     public var setBrightness: @Sendable (Int) async throws -> Void
 
-    public init(name: String, setBrightness: @escaping @Sendable (Int) async throws -> Void) {
+    public nonisolated init(name: String, setBrightness: @escaping @Sendable (Int) async throws -> Void) {
         self.name = name
         self.setBrightness = setBrightness
     }
@@ -21,10 +22,11 @@ public struct ScreenHandle: Sendable {
 /// a touch that wakes a dark screen for 30 s, Home Assistant's light, and a ringing alarm, which
 /// always lights it fully. Emits `B/display`; drives the screen when there is one. `DisplayService`
 /// calls `update` at each instant `update` returns, and whenever something changes.
-public actor DisplayController {
+@NodeActor
+public final class DisplayController {
     /// How long a touch lights a dark screen, and how brightly.
-    public static let wakeSeconds: TimeInterval = 30
-    public static let wakeBrightness = 20
+    public nonisolated static let wakeSeconds: TimeInterval = 30
+    public nonisolated static let wakeBrightness = 20
 
     let hub: StateHub
     let time: NodeTime
@@ -43,7 +45,7 @@ public actor DisplayController {
     private var lastLit = 100
     private var lastError: String?
 
-    public init(hub: StateHub, time: NodeTime, screen: ScreenHandle?, sun: @escaping NightSchedule.SunEvent, logger: Logger) {
+    public nonisolated init(hub: StateHub, time: NodeTime, screen: ScreenHandle?, sun: @escaping NightSchedule.SunEvent, logger: Logger) {
         self.hub = hub
         self.time = time
         self.screen = screen

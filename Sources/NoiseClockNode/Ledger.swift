@@ -17,8 +17,8 @@ import NoiseClockCore
 ///
 /// A change must be a pure function of the state: it may run more than once (when staged, on each
 /// replay, and when it becomes current), so anything random (a new id) is chosen before.
-struct Ledger<State: Equatable, Effect> {
-    typealias Change = (inout State) throws(CommandError) -> Effect
+struct Ledger<State: Equatable & Sendable, Effect: Sendable>: Sendable {
+    typealias Change = @Sendable (inout State) throws(CommandError) -> Effect
 
     /// What staging a change did.
     enum Staged {
@@ -30,7 +30,7 @@ struct Ledger<State: Equatable, Effect> {
 
     let name: String
     let writer: StoreWriter
-    let encode: (State) -> JSONValue
+    let encode: @Sendable (State) -> JSONValue
     private(set) var current: State
     private(set) var staged: State
     private var pending: [(seq: Int, change: Change)] = []
@@ -39,7 +39,7 @@ struct Ledger<State: Equatable, Effect> {
     private var nextSeq = 0
     private var generation: Int
 
-    init(_ name: String, _ state: State, writer: StoreWriter, encode: @escaping (State) -> JSONValue) {
+    init(_ name: String, _ state: State, writer: StoreWriter, encode: @escaping @Sendable (State) -> JSONValue) {
         self.name = name
         self.writer = writer
         self.encode = encode

@@ -18,7 +18,7 @@ public struct GuidedMeditation: Sendable, Hashable {
     /// Why the file cannot be played; nil when it can.
     public var error: String?
 
-    public init(id: String, name: String, teacher: String, path: String, durationSeconds: Double, error: String? = nil) {
+    public nonisolated init(id: String, name: String, teacher: String, path: String, durationSeconds: Double, error: String? = nil) {
         self.id = id
         self.name = name
         self.teacher = teacher
@@ -35,10 +35,11 @@ public struct GuidedMeditation: Sendable, Hashable {
 /// A scan reads every file through libmpg123 (a whole-stream scan each, for the exact length),
 /// which takes a while for a folder of long recordings, so it runs on a thread of its own and the
 /// actor waits for it without holding the node's executor. Scans run one at a time.
-public actor MeditationLibrary {
-    public static let documentName = "meditations.json"
+@NodeActor
+public final class MeditationLibrary {
+    public nonisolated static let documentName = "meditations.json"
     /// The longest name or teacher a rename may set, in characters.
-    public static let maxTextLength = 80
+    public nonisolated static let maxTextLength = 80
 
     /// The user's changes to one entry; nil fields keep the tag's value.
     struct Rename: Sendable, Hashable {
@@ -77,11 +78,11 @@ public actor MeditationLibrary {
     private var scanning = false
     private var waitingToScan: [CheckedContinuation<Void, Never>] = []
 
-    public init(directory: String, store: any Store, hub: StateHub, logger: Logger) {
+    public nonisolated convenience init(directory: String, store: any Store, hub: StateHub, logger: Logger) {
         self.init(directory: directory, writer: StoreWriter(store: store), hub: hub, logger: logger)
     }
 
-    public init(directory: String, writer: StoreWriter, hub: StateHub, logger: Logger) {
+    public nonisolated init(directory: String, writer: StoreWriter, hub: StateHub, logger: Logger) {
         self.directory = directory
         let store = writer.store
         self.hub = hub
@@ -164,7 +165,7 @@ public actor MeditationLibrary {
     // MARK: Pure parts
 
     /// A rename's text: trimmed, at most `maxTextLength` characters, no control characters.
-    static func checkedText(_ text: String, field: String) throws(CommandError) -> String {
+    nonisolated static func checkedText(_ text: String, field: String) throws(CommandError) -> String {
         let trimmed = text.trimmingWhitespace()
         guard trimmed.count <= maxTextLength else {
             throw .invalidField(field, "must be at most \(maxTextLength) characters, not \(trimmed.count)")
@@ -175,7 +176,7 @@ public actor MeditationLibrary {
         return trimmed
     }
 
-    static func applying(_ rename: Rename?, to entry: Scanned) -> GuidedMeditation {
+    nonisolated static func applying(_ rename: Rename?, to entry: Scanned) -> GuidedMeditation {
         GuidedMeditation(
             id: entry.id, name: rename?.name ?? entry.name, teacher: rename?.teacher ?? entry.teacher, path: entry.path,
             durationSeconds: entry.durationSeconds, error: entry.error)
@@ -184,7 +185,7 @@ public actor MeditationLibrary {
     /// A stable id for a file: 48 bits of the 64-bit FNV-1a of its path relative to the folder, as
     /// 12 characters. Hex digits, except that a leading digit 0-9 becomes a letter g-p, so a bare id
     /// never reads as a JSON number (and two paths still never share an id they did not share before).
-    static func id(forRelativePath path: String, attempt: Int = 0) -> String {
+    nonisolated static func id(forRelativePath path: String, attempt: Int = 0) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         let bytes = Array(path.utf8) + (attempt == 0 ? [] : [0] + Array(String(attempt).utf8))
         for byte in bytes {
@@ -198,7 +199,7 @@ public actor MeditationLibrary {
     }
 
     /// A name from a file name: without the extension, underscores and dashes as spaces.
-    static func displayName(ofFile file: String) -> String {
+    nonisolated static func displayName(ofFile file: String) -> String {
         let base = file.split(separator: "/").last.map(String.init) ?? file
         let stem = base.lowercased().hasSuffix(".mp3") ? String(base.dropLast(4)) : base
         let spaced = String(stem.map { $0 == "_" || $0 == "-" ? " " : $0 })
@@ -206,7 +207,7 @@ public actor MeditationLibrary {
         return words.isEmpty ? base : words
     }
 
-    static func json(_ item: GuidedMeditation, file: String) -> JSONValue {
+    nonisolated static func json(_ item: GuidedMeditation, file: String) -> JSONValue {
         [
             "id": .string(item.id), "name": .string(item.name), "teacher": .string(item.teacher),
             "duration_s": .number(item.durationSeconds.rounded()), "file": .string(file),
@@ -215,7 +216,7 @@ public actor MeditationLibrary {
     }
 
     /// `B/meditations`: groups by teacher (case-insensitive, the unnamed teacher last), items by name.
-    static func json(items: [(GuidedMeditation, String)], problem: String?) -> JSONValue {
+    nonisolated static func json(items: [(GuidedMeditation, String)], problem: String?) -> JSONValue {
         let groups = Dictionary(grouping: items) { $0.0.teacher }
         let teachers = groups.keys.sorted { lhs, rhs in
             if lhs.isEmpty != rhs.isEmpty { return rhs.isEmpty }
@@ -232,7 +233,7 @@ public actor MeditationLibrary {
         return ["count": .number(Double(items.count)), "problem": problem.map { .string($0) } ?? .null, "groups": .array(groupJSON)]
     }
 
-    static func json(renames: [String: Rename]) -> JSONValue {
+    nonisolated static func json(renames: [String: Rename]) -> JSONValue {
         var members: [String: JSONValue] = [:]
         for (id, rename) in renames {
             var entry: [String: JSONValue] = [:]
@@ -244,7 +245,7 @@ public actor MeditationLibrary {
     }
 
     /// The stored renames; a document that cannot be used is moved aside (and said so).
-    static func loadRenames(from store: any Store) -> ([String: Rename], String?) {
+    nonisolated static func loadRenames(from store: any Store) -> ([String: Rename], String?) {
         switch store.load(documentName) {
         case .missing:
             return ([:], nil)
@@ -273,7 +274,7 @@ extension MeditationLibrary {
     /// Every `.mp3` of `directory` and of its subfolders (one level), read through libmpg123. A file
     /// or folder whose real path (symlinks followed) leaves the folder is skipped, as are hidden
     /// names; two names for one file (a symlink inside the folder) give one entry, the first by name.
-    static func scan(directory: String) -> ScanResult {
+    nonisolated static func scan(directory: String) -> ScanResult {
         guard !directory.isEmpty else { return ScanResult() }
         guard let root = realPath(directory) else {
             return ScanResult(problem: "meditations.dir \"\(directory)\": \(String(cString: strerror(errno)))")
@@ -319,27 +320,27 @@ extension MeditationLibrary {
         return ScanResult(items: items)
     }
 
-    private static func isMP3(_ name: String) -> Bool {
+    private nonisolated static func isMP3(_ name: String) -> Bool {
         !name.hasPrefix(".") && name.count > 4 && name.lowercased().hasSuffix(".mp3")
     }
 
     /// The names in a folder, hidden ones left out, sorted.
-    private static func entries(of folder: String) -> [String] {
+    private nonisolated static func entries(of folder: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
     }
 
-    private static func realPath(_ path: String) -> String? {
+    private nonisolated static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
     }
 
-    private static func isDirectory(_ path: String) -> Bool {
+    private nonisolated static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
-    private static func isRegularFile(_ path: String) -> Bool {
+    private nonisolated static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }

@@ -75,7 +75,7 @@ public protocol GuidedLibrary: Sendable {
 }
 
 extension MeditationSession {
-    static let guidedInput = "meditation:guided"
+    nonisolated static let guidedInput = "meditation:guided"
 
     /// A guided meditation under way. Its position follows the wall clock while it plays (the
     /// audio engine keeps real time), and stands still while paused or covered.

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import NoiseClockAudio
 import NoiseClockCore
+import NoiseClockSystem
 
 /// Meditation sessions (SPEC §10): the `meditation/*` verbs, `B/meditation`,
 /// `B/meditation/stats`, the gongs and the background, and the history.
@@ -12,14 +13,15 @@ import NoiseClockCore
 /// gongs that fall there are skipped (still reported, `"skipped":true`); a guided meditation pauses
 /// under cover and plays on when uncovered. Gongs are sounded at the wake-up planned for their
 /// instant, their event sent at the same moment.
-public actor MeditationSession {
+@NodeActor
+public final class MeditationSession {
     /// How often `B/meditation` is sent again while a guided meditation plays (its `position_s`).
-    public static let positionPeriod: TimeInterval = 15
+    public nonisolated static let positionPeriod: TimeInterval = 15
     /// Who keeps the session's gong decoded (`SoundLibrary.keepReady`).
-    static let gongOwner = "meditation"
+    nonisolated static let gongOwner = "meditation"
     /// The longest a completion gong keeps the output after the session ends.
-    public static let ringOutLimit: TimeInterval = 30
-    static let backgroundInput = "meditation:background"
+    public nonisolated static let ringOutLimit: TimeInterval = 30
+    nonisolated static let backgroundInput = "meditation:background"
 
     let hub: StateHub
     let time: NodeTime
@@ -44,7 +46,7 @@ public actor MeditationSession {
     var soundingGongs: [String] = []
     var started = false
 
-    public init(
+    public nonisolated convenience init(
         hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, sounds: SoundLibrary, guided: GuidedLibrary? = nil,
         store: any Store, fadeMilliseconds: Int, logger: Logger
     ) {
@@ -53,7 +55,7 @@ public actor MeditationSession {
             fadeMilliseconds: fadeMilliseconds, logger: logger)
     }
 
-    public init(
+    public nonisolated init(
         hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, sounds: SoundLibrary, guided: GuidedLibrary? = nil,
         writer: StoreWriter, fadeMilliseconds: Int, logger: Logger
     ) {
@@ -326,7 +328,7 @@ public actor MeditationSession {
         return .object(members)
     }
 
-    static func loadHistory(from store: any Store, logger: Logger) -> MeditationHistory {
+    nonisolated static func loadHistory(from store: any Store, logger: Logger) -> MeditationHistory {
         let (history, problem) = store.load(MeditationHistory.documentName) { try MeditationHistory(stored: $0) }
         if let problem { logger.error("the meditation history was unreadable; starting a new one", metadata: ["problem": "\(problem)"]) }
         return history ?? MeditationHistory()

@@ -93,7 +93,7 @@ public struct Node: Sendable {
                 fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
         }
         // Names and options in the language in force, made again in the new one when the
-        // settings' language changes (the hub's B/settings).
+        // settings' language changes (the settings signal).
         let drivesScreen = screen != nil, catalogs = language.catalogs
         let homeAssistant = configuration.mqtt.discovery
             ? HomeAssistantPublisher(language: language.language, transport: transport, logger: logger) { language in
@@ -106,7 +106,7 @@ public struct Node: Sendable {
         homeAssistant?.follow(hub.signals)
         self.homeAssistant = homeAssistant
         alarms = AlarmScheduler(
-            state: stored.state, writer: writer, hub: hub, time: time, noise: noise, library: sounds,
+            state: stored.state, writer: writer, hub: hub, time: time, arbiter: arbiter, library: sounds,
             alarms: configuration.alarms, logger: logger)
         let timers = TimerScheduler(
             book: storedTimers.book, writer: writer, hub: hub, time: time, arbiter: arbiter, library: sounds,

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import NoiseClockAudio
 import NoiseClockCore
+import NoiseClockSystem
 
 /// What the noise player needs of the audio engine; `AudioEngine` in the node, a mixer without a
 /// device in fast tests.
@@ -23,9 +24,10 @@ extension AudioEngine: AudioOutput {}
 /// alarm tone interface. The current mix is stored (`noise.json`), so noise that was playing when
 /// the node stopped plays again when it starts. Its inputs go through the `AudioArbiter`, which
 /// silences them while anything of higher priority sounds (SPEC §10).
-public actor NoisePlayer {
-    public static let documentName = "noise.json"
-    public static let previewSeconds = 3.0
+@NodeActor
+public final class NoisePlayer {
+    public nonisolated static let documentName = "noise.json"
+    public nonisolated static let previewSeconds = 3.0
     let library: SoundLibrary
     let arbiter: AudioArbiter
     let hub: StateHub
@@ -62,7 +64,7 @@ public actor NoisePlayer {
     /// An event a change brings about once it is current.
     typealias Event = (name: String, details: [String: JSONValue])
 
-    public init(
+    public nonisolated convenience init(
         library: SoundLibrary, arbiter: AudioArbiter, store: any Store, hub: StateHub, time: NodeTime, fadeMilliseconds: Int, logger: Logger
     ) {
         self.init(
@@ -70,7 +72,7 @@ public actor NoisePlayer {
             fadeMilliseconds: fadeMilliseconds, logger: logger)
     }
 
-    public init(
+    public nonisolated init(
         library: SoundLibrary, arbiter: AudioArbiter, writer: StoreWriter, hub: StateHub, time: NodeTime, fadeMilliseconds: Int, logger: Logger
     ) {
         self.library = library
@@ -243,25 +245,6 @@ public actor NoisePlayer {
         return instants.min()
     }
 
-    // MARK: Alarm tones (the interface the alarm scheduler uses)
-
-    /// Plays an alarm tone looped, rising from silence to `volume` over `rampSeconds`; the arbiter
-    /// fades everything else out meanwhile.
-    public func startAlarmTone(_ reference: String, volume: Int, rampSeconds: Int) throws(CommandError) {
-        let sound = try library.sound(reference, field: "sound", kind: .alarm)
-        let source = try library.sampleSource(for: sound.id)
-        // A ramp of 0 s still takes the mixer's shortest glide, so the tone never starts with a click.
-        arbiter.startTone(.alarm, sample: source, gain: Volume.gain(volume), rampFrames: AudioFormat.frames(milliseconds: rampSeconds * 1000))
-    }
-
-    /// Stops the alarm tone; what it covered comes back.
-    public func stopAlarmTone() {
-        arbiter.stopTone(.alarm)
-    }
-
-    /// Whether an alarm tone sounds now.
-    public var alarmToneSounding: Bool { arbiter.toneSounding(.alarm) }
-
     // MARK: Start-up
 
     /// Plays again what was playing when the node stopped (unless its sleep timer has run out,
@@ -300,10 +283,10 @@ public actor NoisePlayer {
         ISOTime.string(Date(timeIntervalSince1970: seconds), in: time.zone())
     }
 
-    static func input(_ id: String) -> String { "noise:\(id)" }
-    static let previewInput = "preview"
+    nonisolated static func input(_ id: String) -> String { "noise:\(id)" }
+    nonisolated static let previewInput = "preview"
 
-    static func busy(_ source: AudioSource) -> String {
+    nonisolated static func busy(_ source: AudioSource) -> String {
         switch source {
         case .alarm: "an alarm rings"
         case .timer: "a timer rings"
@@ -336,7 +319,7 @@ public actor NoisePlayer {
 
     /// Stages a change of the mix (`Ledger`), waits for its write without holding the node's
     /// thread, then plays it: nothing is heard of a change that was not stored.
-    private func change(_ body: @escaping (inout Document) throws(CommandError) -> Event?) async throws(CommandError) -> JSONValue {
+    private func change(_ body: @escaping @Sendable (inout Document) throws(CommandError) -> Event?) async throws(CommandError) -> JSONValue {
         let staged = try ledger.stage(body)
         guard case .queued(let seq, let ticket) = staged else { return current }
         let outcome = await ticket.outcome()
@@ -379,7 +362,7 @@ public actor NoisePlayer {
     }
 
     /// Stops the mix in `document`; the event when it was playing.
-    private static func stop(reason: String, in document: inout Document) -> Event? {
+    private nonisolated static func stop(reason: String, in document: inout Document) -> Event? {
         let wasPlaying = document.mix.playing
         if !document.mix.layers.isEmpty { document.last = document.mix.layers }
         document.mix.playing = false
@@ -388,7 +371,7 @@ public actor NoisePlayer {
         return wasPlaying ? ("noise_stopped", ["reason": .string(reason)]) : nil
     }
 
-    private static func setTimer(minutes: Int, now: Date, in mix: inout NoiseMix) {
+    private nonisolated static func setTimer(minutes: Int, now: Date, in mix: inout NoiseMix) {
         mix.sleepTimerEndsAt = minutes > 0 ? now.timeIntervalSince1970 + Double(minutes * 60) : nil
     }
 }

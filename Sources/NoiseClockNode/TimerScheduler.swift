@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import NoiseClockAudio
 import NoiseClockCore
+import NoiseClockSystem
 
 /// The countdown timers (SPEC §10): the `timer/*` verbs, `B/timers`, the ring of a finished timer
 /// (through the arbiter, below an alarm and above everything else), and the timer events.
@@ -9,17 +10,18 @@ import NoiseClockCore
 /// The timers are one document, `timers.json`, stored before a change is answered `ok`. They
 /// survive a restart like alarms: a timer that ended while the node was down rings at once if it
 /// ended within `alarms.missed_grace_min`, else it is reported `timer_missed`.
-public actor TimerScheduler {
-    public static let documentName = "timers.json"
+@NodeActor
+public final class TimerScheduler {
+    public nonisolated static let documentName = "timers.json"
     /// The label of a timer started without one.
-    public static let defaultLabel = "Timer"
+    public nonisolated static let defaultLabel = "Timer"
     /// The tone of a timer started without a sound.
-    public static let defaultSound = "timer-chime"
+    public nonisolated static let defaultSound = "timer-chime"
     /// Timers ring at this volume (0-100).
-    public static let ringVolume = 80
+    public nonisolated static let ringVolume = 80
 
     /// Loads `timers.json`; an unreadable file is moved aside and reported, and the node starts without timers.
-    public static func load(from store: any Store, logger: Logger) -> (book: TimerBook, problem: String?) {
+    public nonisolated static func load(from store: any Store, logger: Logger) -> (book: TimerBook, problem: String?) {
         let (book, problem) = store.load(documentName) { try TimerBook(stored: $0) }
         if let problem { logger.error("stored timers were unreadable; starting without timers", metadata: ["problem": "\(problem)"]) }
         return (book ?? TimerBook(), problem)
@@ -42,7 +44,7 @@ public actor TimerScheduler {
     private var started = false
     nonisolated let wakeUp = WakeUp()
 
-    public init(
+    public nonisolated convenience init(
         book: TimerBook, store: any Store, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
         ringTimeoutSeconds: Int, graceMinutes: Int, logger: Logger
     ) {
@@ -51,7 +53,7 @@ public actor TimerScheduler {
             ringTimeoutSeconds: ringTimeoutSeconds, graceMinutes: graceMinutes, logger: logger)
     }
 
-    public init(
+    public nonisolated init(
         book: TimerBook, writer: StoreWriter, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
         ringTimeoutSeconds: Int, graceMinutes: Int, logger: Logger
     ) {
@@ -191,7 +193,7 @@ public actor TimerScheduler {
     // MARK: Helpers
 
     /// A change of one timer, answered with that timer as it is then.
-    private func one(_ body: @escaping (inout TimerBook, Date) throws(CommandError) -> CountdownTimer) async throws(CommandError) -> JSONValue {
+    private func one(_ body: @escaping @Sendable (inout TimerBook, Date) throws(CommandError) -> CountdownTimer) async throws(CommandError) -> JSONValue {
         advance()
         let timers = try await change { book, now throws(CommandError) in [try body(&book, now)] }
         let now = time.now()
@@ -201,7 +203,7 @@ public actor TimerScheduler {
     /// Stages a change (`Ledger`), waits for its write without holding the node's thread, then
     /// makes it current: the tone, `B/timers`, and the service woken for the new instants. The
     /// change is a pure function of the timers and the instant it was asked at.
-    private func change(_ body: @escaping (inout TimerBook, Date) throws(CommandError) -> [CountdownTimer]) async throws(CommandError) -> [CountdownTimer] {
+    private func change(_ body: @escaping @Sendable (inout TimerBook, Date) throws(CommandError) -> [CountdownTimer]) async throws(CommandError) -> [CountdownTimer] {
         let now = time.now()
         let staged = try ledger.stage { book throws(CommandError) in try body(&book, now) }
         guard case .queued(let seq, let ticket) = staged else {
@@ -230,14 +232,7 @@ public actor TimerScheduler {
             arbiter.stopTone(.timer)
             return
         }
-        do {
-            arbiter.startTone(.timer, sample: try library.sampleSource(for: sound), gain: Volume.gain(Self.ringVolume), rampFrames: 0)
-        } catch {
-            logger.error("timer tone unavailable; using the default", metadata: ["sound": "\(sound)", "error": "\(error)"])
-            if let fallback = try? library.sampleSource(for: defaultSound) {
-                arbiter.startTone(.timer, sample: fallback, gain: Volume.gain(Self.ringVolume), rampFrames: 0)
-            }
-        }
+        arbiter.ring(.timer, sound: sound, kind: nil, fallback: defaultSound, library: library, volume: Self.ringVolume, rampSeconds: 0, logger: logger)
     }
 
     private func ringStart(_ timer: CountdownTimer) -> Date {

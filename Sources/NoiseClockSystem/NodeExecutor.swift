@@ -19,7 +19,7 @@ import Synchronization
 ///
 /// A watch's handler runs on this thread between jobs, synchronously: it must not block (it reads
 /// a ready descriptor, resumes a continuation, writes what a socket takes).
-public final class NodeExecutor: TaskExecutor, @unchecked Sendable {
+public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendable {
     // @unchecked Sendable: `parking` is only touched through atomics; the rest is behind locks,
     // or the loop thread's own (`readyTokens`, `readyBits`).
     public static let shared = NodeExecutor(name: "swift executor")
@@ -99,6 +99,11 @@ public final class NodeExecutor: TaskExecutor, @unchecked Sendable {
 
     /// True on the loop thread.
     public var inLoop: Bool { loopThread.load(ordering: .acquiring) == UInt(pthread_self()) }
+
+    /// As the executor of `NodeActor`: code isolated to it runs on the loop thread, or nowhere.
+    public func checkIsolated() {
+        precondition(inLoop, "not on the node's executor")
+    }
 
     /// Runs `body` now when on the loop thread, else on the loop soon.
     public func onLoop(_ body: @escaping @Sendable () -> Void) {

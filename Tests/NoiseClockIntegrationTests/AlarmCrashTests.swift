@@ -185,8 +185,13 @@ struct AlarmCrashTests {
                         var live = Set(base.known.keys)
                         var sent: [(correlation: String, change: Change)] = []
                         var absorbed = 0
-                        let killAt = ContinuousClock.now + .milliseconds(Int.random(in: 5...60, using: &random))
-                        while ContinuousClock.now < killAt {
+                        // Killed at a random instant 5-60 ms in, and not before the cycle's first answer
+                        // (up to 3 s): on a loaded machine the restarted node can take longer than the
+                        // window to answer, and a run of kills before any answer exercises nothing.
+                        let cycleStart = ContinuousClock.now
+                        let killAt = cycleStart + .milliseconds(Int.random(in: 5...60, using: &random))
+                        while ContinuousClock.now < killAt
+                            || (client.answeredCount(sent.map(\.correlation)) == 0 && ContinuousClock.now < cycleStart + .seconds(3)) {
                             // Ids that answered adds and duplicates made become targets.
                             while absorbed < sent.count, let answer = client.answer(sent[absorbed].correlation) {
                                 switch sent[absorbed].change {

@@ -82,7 +82,8 @@ struct LifecycleTests {
     func staleRetainedCommandIgnored() async throws {
         try await withUnstartedNode { node, sender in
             sender.publish(node.topics.command("settings"), #"{"time_format":"12h"}"#, retain: true)
-            try await Task.sleep(for: .milliseconds(200))
+            // Retained at the broker before the node starts: the sender's own subscription sees it.
+            #expect(await sender.waitFor(node.topics.command("settings")) != nil)
             try node.start()
             let settings = try #require(await sender.waitFor(node.topics.settings))
             // Give the node time to (wrongly) act on the retained command.

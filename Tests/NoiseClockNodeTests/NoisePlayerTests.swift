@@ -368,12 +368,15 @@ struct NoisePlayerTests {
         #expect(fixture.store.document(NoisePlayer.documentName) == stored)
     }
 
-    @Test("startAlarmTone with a noise sound is not_found: only alarm tones ring")
+    @Test("a noise sound does not ring as an alarm tone: the default tone rings instead, and nothing when that cannot either")
     func noiseIsNoAlarmTone() async throws {
         let fixture = try PlayerFixture()
-        let error = await commandError { try await fixture.player.startAlarmTone("white-noise", volume: 80, rampSeconds: 30) }
-        #expect(error?.code == .notFound)
+        fixture.ringAlarm("white-noise", volume: 80, rampSeconds: 30, fallback: "no-such-tone")
         #expect(fixture.output.isEmpty)
+        #expect(!fixture.arbiter.toneSounding(.alarm))
+        fixture.ringAlarm("white-noise", volume: 80, rampSeconds: 30)
+        #expect(fixture.output.ids == ["alarm:1"])
+        #expect(fixture.arbiter.toneSounding(.alarm))
     }
 
     // MARK: The stored mix
@@ -709,13 +712,13 @@ struct NoisePlayerTests {
 
     // MARK: Alarm tones
 
-    @Test("startAlarmTone fades the noise to 0 and adds input alarm; stopAlarmTone brings the noise back")
+    @Test("an alarm tone fades the noise to 0 and adds input alarm; its stop brings the noise back")
     func alarmTone() async throws {
         let fixture = try PlayerFixture()
         try await fixture.play("white-noise")
         _ = try await fixture.player.add("pink-noise", volume: 40)
 
-        try await fixture.player.startAlarmTone("digital-alarm", volume: 80, rampSeconds: 30)
+        fixture.ringAlarm("digital-alarm", volume: 80, rampSeconds: 30)
 
         #expect(fixture.output.gain(of: "noise:white-noise") == 0)
         #expect(fixture.output.gain(of: "noise:pink-noise") == 0)
@@ -725,7 +728,7 @@ struct NoisePlayerTests {
         fixture.output.render(milliseconds: fade + 100)
         #expect(Set(fixture.output.ids) == ["noise:white-noise", "noise:pink-noise", "alarm:1"])
 
-        await fixture.player.stopAlarmTone()
+        fixture.arbiter.stopTone(.alarm)
 
         #expect(fixture.output.gain(of: "alarm:1") == 0)
         #expect(fixture.output.gain(of: "noise:white-noise") == noiseGain(100))
@@ -737,7 +740,7 @@ struct NoisePlayerTests {
     @Test("an alarm tone rises from silence over its ramp")
     func alarmToneRamp() async throws {
         let fixture = try PlayerFixture()
-        try await fixture.player.startAlarmTone("Siren", volume: 100, rampSeconds: 2)
+        fixture.ringAlarm("Siren", volume: 100, rampSeconds: 2)
         #expect(fixture.output.ids == ["alarm:1"])
         let early = fixture.output.render(milliseconds: 100)
         fixture.output.render(milliseconds: 2000)
@@ -750,7 +753,7 @@ struct NoisePlayerTests {
         let fixture = try PlayerFixture()
         try await fixture.play("white-noise")
         _ = try await fixture.player.preview("beep-alarm")
-        try await fixture.player.startAlarmTone("digital-alarm", volume: 80, rampSeconds: 30)
+        fixture.ringAlarm("digital-alarm", volume: 80, rampSeconds: 30)
 
         await fixture.clock.advance(by: .seconds(3))
         try await fixture.player.tick()
@@ -764,7 +767,7 @@ struct NoisePlayerTests {
         let fixture = try PlayerFixture()
         try await fixture.play("white-noise")
         let published = fixture.transport.published.count
-        await fixture.player.stopAlarmTone()
+        fixture.arbiter.stopTone(.alarm)
         #expect(fixture.output.gain(of: "noise:white-noise") == noiseGain(100))
         #expect(fixture.transport.published.count == published)
     }

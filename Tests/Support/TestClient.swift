@@ -2,10 +2,16 @@ import Foundation
 import Logging
 import NoiseClockCore
 import NoiseClockMQTT
+import NoiseClockSystem
 import Synchronization
 
 /// A real libmosquitto client that records every message it receives, for assertions.
 public final class TestClient: Sendable {
+    /// The test clients' own event loop: the node's (`NodeExecutor.shared`) runs, in a test
+    /// process, the features of every in-process test at once, and a client waiting behind them
+    /// sent its messages late.
+    static let loop = NodeExecutor(name: "test clients")
+
     public let client: MQTTClient
     private final class Inbox: Sendable {
         let items = Mutex<[MQTTMessage]>([])
@@ -22,7 +28,7 @@ public final class TestClient: Sendable {
                 host: "127.0.0.1", port: port, clientID: "test-\(UUID().uuidString.prefix(8))", username: username,
                 password: password, protocolVersion: protocolVersion, tls: tls,
                 minimumReconnectDelay: .milliseconds(200), maximumReconnectDelay: .seconds(1)),
-            logger: logger)
+            logger: logger, loop: Self.loop)
         self.client = client
         let inbox = self.inbox
         reader = Task {

@@ -103,6 +103,14 @@ struct PlayerFixture {
     func play(_ sound: String, volume: Int? = nil, sleepMinutes: Int? = nil) async throws -> JSONValue {
         try await player.play([(sound, nil)], volume: volume, sleepMinutes: sleepMinutes)
     }
+
+    /// Rings an alarm tone as the alarm scheduler does (through the arbiter; the default tone
+    /// when `sound` cannot ring).
+    func ringAlarm(_ sound: String, volume: Int, rampSeconds: Int, fallback: String = "digital-alarm") {
+        arbiter.ring(
+            .alarm, sound: sound, kind: .alarm, fallback: fallback, library: library, volume: volume, rampSeconds: rampSeconds,
+            logger: LogRecorder().logger())
+    }
 }
 
 /// The gain of a noise layer at layer volume `layer` and master volume `master` (SPEC: volumes 0-100).
