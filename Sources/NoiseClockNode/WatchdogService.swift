@@ -6,13 +6,14 @@ import NoiseClockSystem
 import ServiceLifecycle
 
 /// systemd's watchdog: `WATCHDOG=1` every half `WatchdogSec`, but only while the node works —
-/// the MQTT network thread goes round its loop, and the Swift side (this task, and the alarm
-/// scheduler's actor) gets to run. A hung node stops sending, and systemd restarts it.
+/// its event loop gets to run this task and the alarm scheduler, and no attempt to connect to the
+/// broker has hung (a connect stuck in DNS or a TLS handshake). A hung node stops sending, and
+/// systemd restarts it.
 public struct WatchdogService: Service, CustomStringConvertible {
     public var description: String { "WatchdogService" }
     let notifier: SystemdNotifier
     let interval: Duration
-    /// When the MQTT network thread was last seen alive.
+    /// When the MQTT connection was last seen in working order (`MQTTClient.lastHeartbeat`).
     let heartbeat: @Sendable () -> ContinuousClock.Instant
     let scheduler: AlarmScheduler
     let logger: Logger
@@ -27,7 +28,7 @@ public struct WatchdogService: Service, CustomStringConvertible {
                     notifier.watchdog()
                     warned = false
                 } else if !warned {
-                    logger.error("the MQTT network thread has not run for \(age); holding back the watchdog")
+                    logger.error("an attempt to connect to the MQTT broker has hung for \(age); holding back the watchdog")
                     warned = true
                 }
                 try? await TimeSource.shared.sleep(for: interval)
