@@ -3,7 +3,7 @@ import Logging
 import NoiseClockCore
 import NoiseClockMQTT
 import ServiceLifecycle
-import Synchronization
+import NoiseClockSystem
 
 /// Answers commands from `B/cmd/VERB` and `<base_topic>/all/cmd/VERB`.
 public struct CommandService: Service, CustomStringConvertible {
@@ -37,7 +37,7 @@ public struct CommandService: Service, CustomStringConvertible {
         // (`Ledger`) holds neither the next `ping` nor the other changes, which join its group
         // commit. Each starts in the order it arrived and stages its change before its first wait,
         // so changes of one document apply in the order they were sent.
-        let window = CommandWindow(size: Self.window)
+        let window = AsyncGate(size: Self.window)
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 for await message in transport.messages {
@@ -87,52 +87,5 @@ public struct CommandService: Service, CustomStringConvertible {
                     transport.publish(MQTTMessage(topic: topics.response(verb), payload: payload, qos: 0))
                 }
             })
-    }
-}
-
-/// A counting gate for the commands in progress (`CommandService.window`).
-final class CommandWindow: Sendable {
-    private struct State {
-        var free: Int
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state: Mutex<State>
-
-    init(size: Int) {
-        state = Mutex(State(free: size))
-    }
-
-    /// Returns once a place is free, and takes it.
-    func enter() async {
-        let free = state.withLock { state -> Bool in
-            guard state.free > 0, state.waiting.isEmpty else { return false }
-            state.free -= 1
-            return true
-        }
-        if free { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let entered = state.withLock { state -> Bool in
-                guard state.free > 0 else {
-                    state.waiting.append(continuation)
-                    return false
-                }
-                state.free -= 1
-                return true
-            }
-            if entered { continuation.resume() }
-        }
-    }
-
-    /// Gives a place back, to the oldest waiter if there is one.
-    func leave() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.waiting.isEmpty else {
-                state.free += 1
-                return nil
-            }
-            return state.waiting.removeFirst()
-        }
-        next?.resume()
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Synchronization
+import NoiseClockSystem
 
 /// A child process started with posix_spawn and a clean signal mask. (Foundation's Process hands
 /// children of `swift test` a mask in which SIGTERM is blocked, so a clean-stop test could not work.)
@@ -160,8 +161,8 @@ public func eventually(timeout: Duration = .seconds(5), _ condition: () async ->
 public func runTool(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws
     -> (code: Int32, output: String)
 {
-    await ChildGate.shared.enter()
-    defer { ChildGate.shared.leave() }
+    await childGate.enter()
+    defer { childGate.leave() }
     return try await runToEnd(executable, arguments, environment: environment)
 }
 
@@ -176,43 +177,5 @@ public func runToEnd(_ executable: String, _ arguments: [String], environment: [
     return (code, process.log)
 }
 
-/// The places `runTool` takes: a counting gate whose waiters hold no thread.
-final class ChildGate: Sendable {
-    static let shared = ChildGate(size: 2)
-
-    private struct State {
-        var free: Int
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state: Mutex<State>
-
-    init(size: Int) {
-        state = Mutex(State(free: size))
-    }
-
-    func enter() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let entered = state.withLock { state -> Bool in
-                guard state.free > 0 else {
-                    state.waiting.append(continuation)
-                    return false
-                }
-                state.free -= 1
-                return true
-            }
-            if entered { continuation.resume() }
-        }
-    }
-
-    func leave() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.waiting.isEmpty else {
-                state.free += 1
-                return nil
-            }
-            return state.waiting.removeFirst()
-        }
-        next?.resume()
-    }
-}
+/// The places `runTool` takes: at most two tools at once.
+let childGate = AsyncGate(size: 2)
