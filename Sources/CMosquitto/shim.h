@@ -3,33 +3,21 @@
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
 
-/* The MQTT client's own network loop waits in poll() on the broker's socket, an eventfd (another
-   thread asks it to write or stop) and a CLOCK_MONOTONIC timerfd (the keepalive), none of which
-   Swift's Glibc module offers. */
+/* What the MQTT client, served on the node's event loop, needs besides libmosquitto and Swift's
+   Glibc module offers not: a CLOCK_MONOTONIC timerfd (the keepalive) and TCP_CORK. */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdint.h>
-#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
-/* A non-blocking, close-on-exec eventfd; -1 on failure. */
-static inline int nc_mqtt_eventfd_create(void) {
-    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-}
-
-/* Makes `fd` readable (wakes a poll() on it). */
-static inline void nc_mqtt_eventfd_signal(int fd) {
-    uint64_t one = 1;
-    ssize_t written = write(fd, &one, sizeof one);
-    (void)written;
-}
-
-/* Clears `fd` after a wake-up. */
-static inline void nc_mqtt_eventfd_drain(int fd) {
-    uint64_t value = 0;
-    ssize_t n = read(fd, &value, sizeof value);
-    (void)n;
+/* Corks (1) or uncorks (0) a TCP socket: while corked the kernel sends only full segments, and
+   uncorking sends what it holds at once, so packets written one by one leave in one segment. */
+static inline int nc_mqtt_cork(int fd, int on) {
+    return setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
 }
 
 /* A non-blocking, close-on-exec timer on CLOCK_MONOTONIC (libmosquitto's own clock); -1 on failure. */

@@ -74,6 +74,13 @@ static inline int nc_timerfd_read(int fd) {
     return -2;
 }
 /* The event loop's epoll set and its wake-up eventfd, both close-on-exec; -1 on failure. */
+/* CLOCK_MONOTONIC in nanoseconds (a vDSO call, no system call). */
+static inline int64_t nc_monotonic_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
 static inline int nc_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 static inline int nc_eventfd_create(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 

@@ -11,6 +11,8 @@ public enum CommandPayload: Sendable, Hashable {
     /// Classifies raw payload bytes. The `transaction` member of an object is returned apart, so
     /// it can be echoed even when the command itself turns out to be invalid.
     public static func decode(_ bytes: [UInt8]) -> (payload: Result<CommandPayload, CommandError>, transaction: JSONValue?) {
+        // `ping`, `snooze`, `dismiss`: most commands come without a payload.
+        if bytes.isEmpty { return (.success(.empty), nil) }
         guard bytes.count <= maxBytes else {
             return (.failure(CommandError(.tooLarge, "payload is \(bytes.count) bytes; the limit is \(maxBytes)", field: "payload")), nil)
         }
@@ -163,7 +165,11 @@ public struct VerbPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// The placeholder values when `verb` matches, else nil.
     public func match(_ verb: String) -> [String: String]? {
-        let parts = verb.split(separator: "/", omittingEmptySubsequences: false)
+        match(parts: verb.split(separator: "/", omittingEmptySubsequences: false))
+    }
+
+    /// `match` for a verb split at its slashes once for all the routes.
+    public func match(parts: [Substring]) -> [String: String]? {
         guard parts.count == segments.count else { return nil }
         var captured: [String: String] = [:]
         for (segment, part) in zip(segments, parts) {

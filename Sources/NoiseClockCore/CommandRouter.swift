@@ -54,7 +54,8 @@ public struct CommandRouter: Sendable {
         let result: Result<JSONValue, CommandError>
         do {
             let payload = try payload.get()
-            guard let (route, path) = routes.lazy.compactMap({ route in route.pattern.match(verb).map { (route, $0) } }).first
+            let parts = verb.split(separator: "/", omittingEmptySubsequences: false)
+            guard let (route, path) = routes.lazy.compactMap({ route in route.pattern.match(parts: parts).map { (route, $0) } }).first
             else {
                 throw CommandError(.unknownVerb, "unknown verb \"\(verb)\"")
             }

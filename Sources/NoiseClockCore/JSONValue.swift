@@ -52,11 +52,11 @@ public enum JSONValue: Sendable, Hashable {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, to: &out)
+                Self.writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                members[key, default: .null].write(to: &out)
+                member.value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -72,6 +72,16 @@ public enum JSONValue: Sendable, Hashable {
     /// UTF-8 (multi-byte sequences included, whose bytes are all 0x80 or more) is copied as is.
     private static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings (keys, ids, times) need no escape: copied whole from their storage.
+        let copied = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if copied == true {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

@@ -2,14 +2,20 @@
 public struct Topics: Sendable, Hashable {
     public let base: String
     public let nodeID: String
+    /// `B`, the node's own prefix.
+    public let node: String
+    /// Made once: every command's topic is matched against them.
+    public let commandPrefix: String
+    public let allCommandPrefix: String
 
     public init(base: String, nodeID: String) {
         self.base = base
         self.nodeID = nodeID
+        node = "\(base)/\(nodeID)"
+        commandPrefix = "\(base)/\(nodeID)/cmd/"
+        allCommandPrefix = "\(base)/all/cmd/"
     }
 
-    /// `B`, the node's own prefix.
-    public var node: String { "\(base)/\(nodeID)" }
     public var availability: String { "\(node)/availability" }
     public var status: String { state(StateTopic.status) }
     public var clock: String { state(StateTopic.clock) }
@@ -24,22 +30,25 @@ public struct Topics: Sendable, Hashable {
     public var alarmState: String { state(StateTopic.alarmState) }
     public var display: String { state(StateTopic.display) }
 
-    public var commandPrefix: String { "\(node)/cmd/" }
-    public var allCommandPrefix: String { "\(base)/all/cmd/" }
     /// The subscriptions that carry commands to this node.
     public var commandFilters: [String] { [commandPrefix + "#", allCommandPrefix + "#"] }
 
     public func command(_ verb: String) -> String { commandPrefix + verb }
     public func allCommand(_ verb: String) -> String { allCommandPrefix + verb }
-    public func response(_ verb: String) -> String { "\(node)/response/\(verb)" }
+    public func response(_ verb: String) -> String { node + "/response/" + verb }
 
     /// The verb carried by a command topic (`B/cmd/alarm/add` → `alarm/add`), or nil for any other topic.
     public func verb(inCommandTopic topic: String) -> String? {
-        for prefix in [commandPrefix, allCommandPrefix] where topic.hasPrefix(prefix) {
-            let verb = String(topic.dropFirst(prefix.count))
-            return verb.isEmpty ? nil : verb
+        let prefix: String
+        if topic.hasPrefix(commandPrefix) {
+            prefix = commandPrefix
+        } else if topic.hasPrefix(allCommandPrefix) {
+            prefix = allCommandPrefix
+        } else {
+            return nil
         }
-        return nil
+        let verb = String(topic.utf8.dropFirst(prefix.utf8.count))
+        return verb.flatMap { $0.isEmpty ? nil : $0 }
     }
 }
 

@@ -5,8 +5,9 @@ import Glibc
 #endif
 import NoiseClockCore
 
-/// What libmosquitto reports, on the network thread inside `mosquitto_loop`: each callback
-/// records its news and returns.
+/// What libmosquitto reports, on the loop thread inside `mosquitto_loop_read` (and the connect
+/// thread's `mosquitto_connect`, before the loop has the connection): each callback records its
+/// news and returns.
 extension MQTTClient {
 
     func connected(rc: Int32) {
@@ -36,7 +37,17 @@ extension MQTTClient {
     }
 
     func received(_ message: MQTTMessage) {
-        if case .dropped = messageContinuation.yield(message) {
+        // libmosquitto has queued its acknowledgement (PUBACK or PUBREC).
+        if message.qos > 0 { link.packets += 1 }
+        if let handler = link.handler {
+            handler(message)
+        } else if link.streaming {
+            if case .dropped = messageContinuation.yield(message) {
+                logger.warning("MQTT incoming buffer full; message dropped", metadata: ["topic": "\(message.topic)"])
+            }
+        } else if link.inbox.count < Self.inboxLimit {
+            link.inbox.append(message)
+        } else {
             logger.warning("MQTT incoming buffer full; message dropped", metadata: ["topic": "\(message.topic)"])
         }
     }

@@ -37,8 +37,8 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     }
 
     public let options: MQTTOptions
-    public let messages: AsyncStream<MQTTMessage>
     public let events: AsyncStream<MQTTConnectionEvent>
+    private let messageStream: AsyncStream<MQTTMessage>
 
     let logger: Logger
     let state = Mutex(State())
@@ -63,7 +63,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         self.logger = logger
         self.loop = loop
         link = Link(backoff: ReconnectBackoff(minimum: options.minimumReconnectDelay, maximum: options.maximumReconnectDelay))
-        (messages, messageContinuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(50_000))
+        (messageStream, messageContinuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.inboxLimit))
         (events, eventContinuation) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
 
         keepaliveTimer = nc_mqtt_timerfd_create()
@@ -113,12 +113,40 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         if code != MOSQ_ERR_SUCCESS.rawValue { throw MQTTError(operation: operation, rawCode: code) }
     }
 
+    // MARK: Receiving
+
+    /// Messages from the broker, for a consumer that wants a stream (a control client, a test);
+    /// the node's commands come through `deliver(to:)`. Either one consumer, once: it gets every
+    /// message since the start.
+    public var messages: AsyncStream<MQTTMessage> {
+        loop.onLoop { [self] in
+            link.streaming = true
+            for message in link.inbox { messageContinuation.yield(message) }
+            link.inbox = []
+        }
+        return messageStream
+    }
+
+    /// Hands every message to `handler` on the loop thread as it is read, without a task or a
+    /// hop: those that came before first.
+    public func deliver(to handler: @escaping @Sendable (MQTTMessage) -> Void) {
+        loop.onLoop { [self] in
+            link.handler = handler
+            for message in link.inbox { handler(message) }
+            link.inbox = []
+        }
+    }
+
+    /// Messages kept for a consumer that has not come yet.
+    static let inboxLimit = 50_000
+
     public var isConnected: Bool { state.withLock { $0.connected } }
+    public var hasRoom: Bool { state.withLock { !($0.connected && $0.queue.count >= options.queueLimit / 2) } }
     public var supportsProperties: Bool { options.protocolVersion == .v5 }
 
     public func waitForRoom() async {
         // Half the queue: room for the events and state a command may publish besides its answer.
-        while state.withLock({ $0.connected && $0.queue.count >= options.queueLimit / 2 }) {
+        while !hasRoom {
             try? await TimeSource.shared.sleep(for: .milliseconds(1))
             if Task.isCancelled { return }
         }
@@ -274,7 +302,10 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
                 handle, &mid, message.topic, Int32(payload.count), payload.baseAddress, Int32(message.qos), message.retain,
                 properties)
         }
-        if rc == MOSQ_ERR_SUCCESS.rawValue { return true }
+        if rc == MOSQ_ERR_SUCCESS.rawValue {
+            link.packets += 1
+            return true
+        }
         if rc != MOSQ_ERR_NO_CONN.rawValue {
             logger.error("MQTT publish failed", metadata: ["topic": "\(message.topic)", "error": "\(MQTTError(operation: "publish", rawCode: rc))"])
         }
@@ -287,6 +318,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             var mid: Int32 = 0
             let rc = mosquitto_subscribe_v5(handle, &mid, filter, 1, 0, nil)
             if rc == MOSQ_ERR_SUCCESS.rawValue {
+                link.packets += 1
                 state.pendingSubscriptions.insert(mid)
             } else {
                 logger.error("MQTT subscribe failed", metadata: ["filter": "\(filter)", "error": "\(MQTTError(operation: "subscribe", rawCode: rc))"])

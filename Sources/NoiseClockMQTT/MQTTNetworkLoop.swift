@@ -22,6 +22,10 @@ import Synchronization
 ///   keepalive closes the connection, as libmosquitto's loop does.
 /// - Connecting blocks (DNS, TCP, TLS), so it runs on a short-lived thread, "mqtt connect", and
 ///   hands the connection to the loop. Between attempts the same timer waits out the backoff.
+/// - What a turn queues is written once, at the turn's end (`NodeExecutor.atEndOfTurn`): a
+///   command's PUBACK, queued as it is read, and its answer, published by the command's task
+///   later in the turn, leave in one TCP segment (the socket is corked around a write of more
+///   than one packet). On loopback each segment costs the sender the receiver's whole TCP path.
 extension MQTTClient {
     /// How long past the keepalive the ping may wait: packets sent on a regular beat (the clock's
     /// minute) then reliably land before the ping they make unnecessary. libmosquitto's own
@@ -58,6 +62,16 @@ extension MQTTClient {
         var timerWatch: NodeExecutor.Watch?
         /// When a packet last went out (CLOCK_MONOTONIC ns): the keepalive counts from it.
         var lastSent: Int64 = 0
+        /// Something was queued this turn: write it at the turn's end.
+        var flushWanted = false
+        /// Who takes the messages read: `deliver(to:)`'s handler, or the `messages` stream
+        /// (`streaming`); until one comes, they wait in `inbox`.
+        var handler: (@Sendable (MQTTMessage) -> Void)?
+        var streaming = false
+        var inbox: [MQTTMessage] = []
+        /// Packets queued since the last write, as far as this side knows (publishes,
+        /// subscriptions, acknowledgements of what came in): from two, the write is corked.
+        var packets = 0
 
         init(backoff: ReconnectBackoff) { self.backoff = backoff }
     }
@@ -163,28 +177,41 @@ extension MQTTClient {
         }
     }
 
-    /// After a read or a keepalive check: restores a new connection's state, hands the queue to
-    /// libmosquitto, writes, and watches for what is left; or gives the connection up.
+    /// After a read, a keepalive check or a publish: restores a new connection's state and hands
+    /// the queue to libmosquitto; the turn's end writes it. Or gives the connection up.
     func finishTurn(_ result: Int32) {
         guard case .attached = link.phase else { return }
-        var rc = result
-        if rc == MOSQ_ERR_SUCCESS.rawValue {
-            if restorePending.load(ordering: .acquiring), restoreIfConnected() {
-                link.backoff.reset()
-                link.announced = true
-            }
-            if queueDepth.load(ordering: .acquiring) > 0 { drainQueue() }
-            rc = writePending()
+        guard result == MOSQ_ERR_SUCCESS.rawValue else { return lost(result) }
+        if restorePending.load(ordering: .acquiring), restoreIfConnected() {
+            link.backoff.reset()
+            link.announced = true
         }
+        if queueDepth.load(ordering: .acquiring) > 0 { drainQueue() }
+        link.flushWanted = true
+    }
+
+    /// At the end of the loop's turn: writes what the turn queued and watches for what is left.
+    func endTurn() {
+        guard link.flushWanted else { return }
+        link.flushWanted = false
+        guard case .attached = link.phase else { return }
+        let rc = writePending()
         guard rc == MOSQ_ERR_SUCCESS.rawValue else { return lost(rc) }
         watchForWrites()
         if let due = link.keepalive.due(lastSent: link.lastSent, interval: keepaliveInterval) { armKeepalive(at: due) }
     }
 
-    /// Writes what libmosquitto holds for the broker, as far as the non-blocking socket takes it.
+    /// Writes what libmosquitto holds for the broker, as far as the non-blocking socket takes it;
+    /// more than one packet in one segment.
     func writePending() -> Int32 {
+        let packets = link.packets
+        link.packets = 0
         guard let handle, mosquitto_want_write(handle) else { return MOSQ_ERR_SUCCESS.rawValue }
+        let socket = packets > 1 ? mosquitto_socket(handle) : -1
+        if socket >= 0 { _ = nc_mqtt_cork(socket, 1) }
         let rc = mosquitto_loop_write(handle, 1)
+        // Uncorked even after a failed write: the socket stays libmosquitto's until it closes it.
+        if socket >= 0 { _ = nc_mqtt_cork(socket, 0) }
         noteSent()
         return rc
     }
@@ -241,6 +268,7 @@ extension MQTTClient {
     /// Starts the timer's watch and the first attempt (once, from `start`).
     func startLoop() {
         link.timerWatch = loop.watch(keepaliveTimer, for: .readable) { [self] _ in timerFired() }
+        loop.atEndOfTurn { [self] in endTurn() }
         beginConnect()
     }
 

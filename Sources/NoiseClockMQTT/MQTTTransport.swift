@@ -38,6 +38,7 @@ public enum MQTTConnectionEvent: Sendable, Hashable {
 
 extension MQTTTransport {
     public func waitForRoom() async {}
+    public var hasRoom: Bool { true }
 }
 
 /// What the node needs of an MQTT client, so services can be tested with a fake.
@@ -46,8 +47,10 @@ public protocol MQTTTransport: Sendable {
     func publish(_ message: MQTTMessage)
     /// Adds subscriptions, kept and restored after every reconnect.
     func subscribe(_ filters: [String])
-    /// Messages from the broker on the subscribed topics. One consumer.
-    var messages: AsyncStream<MQTTMessage> { get }
+    /// Hands every message from the broker on the subscribed topics to `handler`, on the node's
+    /// loop thread (`NodeExecutor.shared`) as it is read: first those that came before, in order.
+    /// One consumer, once.
+    func deliver(to handler: @escaping @Sendable (MQTTMessage) -> Void)
     /// Connection changes. One consumer.
     var events: AsyncStream<MQTTConnectionEvent> { get }
     var isConnected: Bool { get }
@@ -55,6 +58,8 @@ public protocol MQTTTransport: Sendable {
     /// A producer that can wait (the command loop) calls it, so a burst slows down instead of
     /// overflowing the queue.
     func waitForRoom() async
+    /// False while the outgoing queue is too full for a producer that can wait (`waitForRoom`).
+    var hasRoom: Bool { get }
     /// True when requests can carry a Response Topic and Correlation Data (MQTT 5).
     var supportsProperties: Bool { get }
     /// Publishes the latest value of every retained topic again (what a reconnect does), e.g.

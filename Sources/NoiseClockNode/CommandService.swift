@@ -30,31 +30,102 @@ public struct CommandService: Service, CustomStringConvertible {
     public func run() async throws {
         // Usually done already before connecting (see `Node.run`); subscribing twice is a no-op.
         transport.subscribe(topics.commandFilters + otherTopics.keys.sorted())
-        // `cancelWhenGracefulShutdown`, not `cancelOnGracefulShutdown()`: the latter merges two
-        // sequences in an unstructured task, which runs on libdispatch's pool (see NodeExecutor).
-        //
-        // Commands run side by side, up to `window` at once: a command that waits for its write
-        // (`Ledger`) holds neither the next `ping` nor the other changes, which join its group
-        // commit. Each starts in the order it arrived and stages its change before its first wait,
-        // so changes of one document apply in the order they were sent.
-        let window = AsyncGate(size: Self.window)
-        await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
-                for await message in transport.messages {
-                    await transport.waitForRoom()
-                    await window.enter()
-                    group.addTask {
-                        await handle(message)
-                        window.leave()
+        let intake = Intake(service: self)
+        transport.deliver { message in
+            // On the loop thread for the node's own client; a hop, in order, for any other.
+            if NodeExecutor.shared.inLoop {
+                NodeActor.assumeIsolated { intake.receive(message) }
+            } else {
+                Task(executorPreference: NodeExecutor.shared) { await intake.receive(message) }
+            }
+        }
+        // What is in progress at the stop ends on its own; nothing new starts.
+        try? await gracefulShutdown()
+        await intake.close()
+    }
+
+    /// Commands in progress at once; the next wait, in order, until one ends.
+    static let window = 64
+    /// Commands waiting for a place; beyond it the newest is dropped (a flood, not a user).
+    static let waitingLimit = 50_000
+
+    /// Starts each command as a task of its own as it comes in, on the loop thread, in the order
+    /// they arrived: a command that waits for its write (`Ledger`) holds neither the next `ping`
+    /// nor the other changes, which join its group commit. Each stages its change before its
+    /// first wait, so changes of one document apply in the order they were sent. Up to `window`
+    /// run at once, and none starts while the outgoing queue is half full (`waitForRoom`): the
+    /// rest wait here.
+    @NodeActor
+    final class Intake {
+        let service: CommandService
+        private var running = 0
+        private var waiting: [MQTTMessage] = []
+        private var next = 0
+        private var waitingForRoom = false
+        private var closed = false
+
+        nonisolated init(service: CommandService) { self.service = service }
+
+        func receive(_ message: MQTTMessage) {
+            guard !closed else { return }
+            if next == waiting.count, running < CommandService.window, !waitingForRoom, service.transport.hasRoom {
+                start(message)
+            } else if waiting.count - next < CommandService.waitingLimit {
+                waiting.append(message)
+                startWaiting()
+            } else {
+                service.logger.warning("too many commands waiting; dropped one", metadata: ["topic": "\(message.topic)"])
+            }
+        }
+
+        func close() { closed = true }
+
+        /// A task of the node's executor, as every task of the node is: one made here, outside
+        /// any task, would run `handle` (nonisolated) on libdispatch's pool (see NodeExecutor).
+        private func start(_ message: MQTTMessage) {
+            running += 1
+            let service = service
+            Task(executorPreference: NodeExecutor.shared, priority: .medium) {
+                await service.handle(message)
+                await self.ended()
+            }
+        }
+
+        private func ended() {
+            running -= 1
+            startWaiting()
+        }
+
+        private func roomAgain() {
+            waitingForRoom = false
+            startWaiting()
+        }
+
+        /// Starts the waiting commands there is room for, oldest first.
+        private func startWaiting() {
+            while next < waiting.count, running < CommandService.window, !closed, !waitingForRoom {
+                guard service.transport.hasRoom else {
+                    waitingForRoom = true
+                    let transport = service.transport
+                    Task(executorPreference: NodeExecutor.shared, priority: .medium) {
+                        await transport.waitForRoom()
+                        await self.roomAgain()
                     }
+                    return
                 }
+                let message = waiting[next]
+                next += 1
+                start(message)
+            }
+            if next == waiting.count {
+                waiting.removeAll(keepingCapacity: waiting.count < 1024)
+                next = 0
+            } else if next >= 4096, next * 2 >= waiting.count {
+                waiting.removeFirst(next)
+                next = 0
             }
         }
     }
-
-    /// Commands in progress at once; the next waits (and so does the reading of the broker's
-    /// messages) until one ends.
-    static let window = 64
 
     func handle(_ message: MQTTMessage) async {
         if let handler = otherTopics[message.topic] {

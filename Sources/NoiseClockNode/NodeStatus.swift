@@ -77,6 +77,9 @@ public struct NodeStatus: Sendable {
     /// `{"ok","error"}`: whether the last write of the state folder worked (SPEC §8), absent
     /// until the first write.
     public let storage: StatusSlot
+    /// The start time as written in the zone in force, made once per zone: every `ping` answers it.
+    private let startedText = StatusMemo<(zone: String, text: String)>()
+    private let audioText = StatusMemo<(status: AudioStatus, json: JSONValue)>()
 
     public init(
         startedAt: Date, audioDevice: String, audio: @escaping @Sendable () -> AudioStatus? = { nil },
@@ -90,20 +93,30 @@ public struct NodeStatus: Sendable {
         self.problems = problems
     }
 
+    private func startedAt(in zone: Zone) -> String {
+        if let cached = startedText.value, cached.zone == zone.identifier { return cached.text }
+        let text = ISOTime.string(startedAt, in: zone)
+        startedText.value = (zone.identifier, text)
+        return text
+    }
+
     private var audioJSON: JSONValue {
         guard let status = audio() else {
             return ["device": .string(audioDevice), "ok": false, "error": "no audio engine", "xruns": 0]
         }
-        return [
+        if let cached = audioText.value, cached.status == status { return cached.json }
+        let json: JSONValue = [
             "device": .string(status.device), "ok": .bool(status.ok), "error": status.error.map { .string($0) } ?? .null,
             "xruns": .number(Double(status.xruns)),
         ]
+        audioText.value = (status, json)
+        return json
     }
 
     public func json(at now: Date, in zone: Zone) -> JSONValue {
         var members: [String: JSONValue] = [
             "version": .string(Self.version),
-            "started_at": .string(ISOTime.string(startedAt, in: zone)),
+            "started_at": .string(startedAt(in: zone)),
             "uptime_s": .number(max(0, now.timeIntervalSince(startedAt).rounded(.down))),
             "audio": audioJSON,
             "battery_source": .string(batterySource),
@@ -122,6 +135,16 @@ public final class StatusSlot: Sendable {
     public init() {}
 
     public var value: JSONValue? {
+        get { slot.withLock { $0 } }
+        set { slot.withLock { $0 = newValue } }
+    }
+}
+
+/// A value the status made once and keeps until it no longer fits.
+final class StatusMemo<Value: Sendable>: Sendable {
+    private let slot = Mutex<Value?>(nil)
+
+    var value: Value? {
         get { slot.withLock { $0 } }
         set { slot.withLock { $0 = newValue } }
     }

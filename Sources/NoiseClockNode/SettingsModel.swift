@@ -11,6 +11,9 @@ public final class SettingsModel: Sendable {
     private struct State {
         var configured: ClockSettings
         var overrides: Ledger<SettingsPatch, Void>
+        /// `configured` with `overrides.current` laid over it, kept as they change: read far more
+        /// often (every ping, every state with a time) than changed.
+        var effective: ClockSettings
     }
 
     private let state: Mutex<State>
@@ -33,11 +36,14 @@ public final class SettingsModel: Sendable {
             logger.error("stored settings were unreadable; using the configuration", metadata: ["problem": "\(problem)"])
         }
         loadProblem = problem
-        state = Mutex(State(configured: configured, overrides: Ledger(Self.documentName, overrides, writer: writer) { $0.json }))
+        state = Mutex(
+            State(
+                configured: configured, overrides: Ledger(Self.documentName, overrides, writer: writer) { $0.json },
+                effective: configured.applying(overrides)))
     }
 
     public var current: ClockSettings {
-        state.withLock { $0.configured.applying($0.overrides.current) }
+        state.withLock { $0.effective }
     }
 
     /// Emits `B/settings` and the settings signal as they are now (at start).
@@ -59,9 +65,10 @@ public final class SettingsModel: Sendable {
         guard case .queued(let seq, let ticket) = staged else { return current }
         let outcome = await ticket.outcome()
         let (before, after) = try state.withLock { state throws(CommandError) in
-            let before = state.configured.applying(state.overrides.current)
+            let before = state.effective
             try state.overrides.settle(seq, outcome, what: "settings").result.get()
-            return (before, state.configured.applying(state.overrides.current))
+            state.effective = state.configured.applying(state.overrides.current)
+            return (before, state.effective)
         }
         // After the lock: changes settle on the node's thread, one after the other, so they reach
         // the hub in the order they became current.

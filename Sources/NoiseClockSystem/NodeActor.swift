@@ -9,3 +9,16 @@ public actor NodeActor {
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { NodeExecutor.shared.asUnownedSerialExecutor() }
 }
+
+extension NodeActor {
+    /// Runs `body` isolated to the node's actor from synchronous code that runs on the loop
+    /// thread already (a watch's handler, a message the MQTT client hands over as it reads it),
+    /// without a task or a hop; traps on any other thread. As `MainActor.assumeIsolated` does.
+    public static func assumeIsolated<T: Sendable>(_ body: @NodeActor () throws -> T) rethrows -> T {
+        NodeExecutor.shared.checkIsolated()
+        return try withoutActuallyEscaping(body) { body in
+            // The isolation is checked above; the cast only drops it from the type.
+            try unsafeBitCast(body, to: (() throws -> T).self)()
+        }
+    }
+}

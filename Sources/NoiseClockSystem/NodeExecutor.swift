@@ -20,8 +20,8 @@ import Synchronization
 /// A watch's handler runs on this thread between jobs, synchronously: it must not block (it reads
 /// a ready descriptor, resumes a continuation, writes what a socket takes).
 public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendable {
-    // @unchecked Sendable: `parking` is only touched through atomics; the rest is behind locks,
-    // or the loop thread's own (`readyTokens`, `readyBits`).
+    // @unchecked Sendable: `parked` is only touched through atomics; the rest is behind locks,
+    // or the loop thread's own (`turnEnds`, `lastLook`, `urgentScratch`).
     public static let shared = NodeExecutor(name: "swift executor")
 
     /// What a watched descriptor is ready for, or what a watch asks for.
@@ -58,6 +58,13 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
     private let loopThread = Atomic<UInt>(0)
     /// How many times the loop thread has come out of epoll_wait having slept (for tests).
     private let waits = Atomic<Int>(0)
+
+    /// What runs at the end of every turn (`atEndOfTurn`); the loop thread's alone.
+    private var turnEnds: [@Sendable () -> Void] = []
+    /// When the loop last looked at its descriptors (CLOCK_MONOTONIC ns); the loop thread's alone.
+    private var lastLook: Int64 = 0
+    /// How long a stream of jobs may run before the loop looks at its descriptors between batches.
+    static let busyLook: Int64 = 1_000_000
 
     /// The eventfd's token in the epoll set.
     private static let wakeToken: UInt64 = 0
@@ -140,6 +147,14 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
         handlers.withLock { $0[watch.token] = nil }
     }
 
+    /// Runs `body` on the loop thread at the end of every turn: before the loop looks at its
+    /// descriptors, whether to wait (nothing left to run) or not (a stream of jobs has run for
+    /// `busyLook`). For what is cheaper done once a turn than once a job: the MQTT client writes
+    /// what the turn's jobs published in one go. `body` must not block. From any thread.
+    public func atEndOfTurn(_ body: @escaping @Sendable () -> Void) {
+        onLoop { [self] in turnEnds.append(body) }
+    }
+
     /// How many times the loop has woken from a wait (for tests).
     public var wakeCount: Int { waits.load(ordering: .relaxed) }
 
@@ -159,6 +174,8 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
             pending.removeAll(keepingCapacity: true)
             jobs.withLock { swap(&batch, &$0) }
             if batch.isEmpty {
+                // Before `parked` is set: what the turn's end enqueues needs no signal.
+                for body in turnEnds { body() }
                 // Every queue looked at after `parked` is set: an enqueue that was not seen then
                 // happens after it, finds `parked` true and signals the eventfd.
                 parked.store(true, ordering: .sequentiallyConsistent)
@@ -172,8 +189,13 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
                 job.runSynchronously(on: asUnownedTaskExecutor())
             }
             batch.removeAll(keepingCapacity: true)
-            // A stream of jobs must not starve the descriptors: a look without waiting after each batch.
-            dispatch(timeout: 0, &tokens, &ready)
+            // A stream of jobs must not starve the descriptors: a look without waiting once it has
+            // run for `busyLook`. Sooner costs a system call for every job that makes another (a
+            // command's task starting its child), and a command three.
+            if nc_monotonic_ns() - lastLook >= Self.busyLook {
+                for body in turnEnds { body() }
+                dispatch(timeout: 0, &tokens, &ready)
+            }
         }
     }
 
@@ -186,6 +208,7 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
         }
         // Awake from here: what the handlers enqueue needs no signal.
         parked.store(false, ordering: .sequentiallyConsistent)
+        lastLook = nc_monotonic_ns()
         if timeout != 0 { waits.add(1, ordering: .relaxed) }
         guard count > 0 else {
             if count < 0 { fatalError("the event loop cannot wait: epoll_wait failed with errno \(errno)") }
@@ -223,10 +246,14 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
 
     /// Runs `body` as a task on this executor and blocks the calling thread (the main thread of a
     /// synchronous `main`) until it ends; returns its result or throws its error.
+    ///
+    /// The task is of medium priority, below the urgent level, whatever the caller's: on Linux a
+    /// task made on the main thread inherits userInitiated, which would make every job of the
+    /// node urgent and an alarm's ring no more urgent than a ping.
     public func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let done = WakeSignal()
         let result = ResultBox<T>()
-        Task(executorPreference: self) {
+        Task(executorPreference: self, priority: .medium) {
             let outcome: Result<T, any Error>
             do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
             result.set(outcome)

@@ -251,3 +251,53 @@ struct MQTTClientTests {
         #expect(backAfterPing >= 4.5 && backAfterPing <= 15.0, "connected again \(backAfterPing) s after the ping")
     }
 }
+
+/// How the client hands over what it reads: to one consumer, with nothing lost before it comes.
+@Suite("MQTT client: delivering messages, against Mosquitto")
+struct MQTTClientDeliveryTests {
+    @Test("messages read before a handler is installed wait for it and reach it first, in order; the next ones reach it as they are read, on the loop thread")
+    func earlyMessagesReachTheHandler() async throws {
+        try await withBroker { broker in
+            try await withClient(port: broker.port, subscriptions: []) { sender in
+                let topic = "delivery/\(UUID().uuidString.prefix(8))"
+                let client = try makeClient(port: broker.port)
+                client.subscribe([topic])
+                try await withConnected(client) { log in
+                    try await checkDelivery(client: client, sender: sender, topic: topic, log: log)
+                }
+            }
+        }
+    }
+}
+
+private func checkDelivery(client: MQTTClient, sender: TestClient, topic: String, log: EventLog) async throws {
+    try #require(await eventually(timeout: .seconds(10)) { log.all.contains { $0.event == .subscribed } }, "never subscribed")
+    sender.publish(topic, "one")
+    sender.publish(topic, "two")
+    // Read and kept: no consumer yet.
+    let kept = await eventually(timeout: .seconds(10)) { await inbox(of: client) == 2 }
+    try #require(kept, "the client holds the two messages it read")
+    let received = Received()
+    let loop = client.loop
+    client.deliver { message in received.add(message.text, onLoop: loop.inLoop) }
+    sender.publish(topic, "three")
+    #expect(await eventually(timeout: .seconds(10)) { received.all.count == 3 })
+    let all = received.all
+    #expect(all.map(\.text) == ["one", "two", "three"])
+    #expect(all.allSatisfy { $0.onLoop }, "handed over on the loop thread")
+    #expect(await inbox(of: client) == 0)
+}
+
+/// What a handler got, and whether on the loop thread.
+private final class Received: Sendable {
+    private let items = Mutex<[(text: String, onLoop: Bool)]>([])
+    func add(_ text: String, onLoop: Bool) { items.withLock { $0.append((text, onLoop)) } }
+    var all: [(text: String, onLoop: Bool)] { items.withLock { $0 } }
+}
+
+/// How many messages `client` holds for a consumer that has not come, read on its loop.
+private func inbox(of client: MQTTClient) async -> Int {
+    await withCheckedContinuation { continuation in
+        client.loop.execute { continuation.resume(returning: client.link.inbox.count) }
+    }
+}

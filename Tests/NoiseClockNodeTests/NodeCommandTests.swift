@@ -2,6 +2,7 @@ import Foundation
 import NoiseClockCore
 import NoiseClockMQTT
 import NoiseClockSystem
+import Synchronization
 import Testing
 
 @testable import NoiseClockNode
@@ -206,6 +207,35 @@ struct NodeCommandTests {
         #expect(store.saved.last?["show_seconds"] == true && store.saved.last?["time_format"] == "12h")
     }
 
+    @Test("at most the window's commands run at once; the others start in the order they came as places free, and every one is answered")
+    func window() async throws {
+        let transport = FakeTransport()
+        let topics = Topics(base: "test", nodeID: "window")
+        let held = HeldCommands()
+        var router = CommandRouter()
+        router.add("hold", shape: .object(bareValue: "n")) { arguments in
+            let n = try arguments.requiredInt("n", in: 0...1000, "n")
+            await held.hold(n)
+            return .number(Double(n))
+        }
+        let service = CommandService(transport: transport, topics: topics, router: router, logger: LogRecorder().logger())
+        let running = Task(executorPreference: NodeExecutor.shared) { try await service.run() }
+        defer { running.cancel() }
+        let count = CommandService.window + 10
+        for n in 0..<count { transport.inject(MQTTMessage(topic: topics.command("hold"), text: "\(n)")) }
+        #expect(await eventually(timeout: .seconds(20)) { held.started.count == CommandService.window })
+        // Nothing more starts while the window is full: every message has been handed over (the
+        // loop runs its calls in order), and a task started then would have run before a job
+        // enqueued after it.
+        await withCheckedContinuation { continuation in NodeExecutor.shared.execute { continuation.resume() } }
+        await Task(executorPreference: NodeExecutor.shared) {}.value
+        #expect(held.started.count == CommandService.window)
+        held.open()
+        #expect(await eventually(timeout: .seconds(20)) { transport.published(on: topics.response("hold")).count == count })
+        #expect(held.started == Array(0..<count), "started in the order they came")
+        #expect(held.most == CommandService.window)
+    }
+
     @Test("an unknown verb is answered unknown_verb")
     func unknownVerb() async throws {
         let fixture = try NodeFixture()
@@ -247,4 +277,44 @@ struct NodeCommandTests {
         #expect(!event.retain)
         #expect(event.json == ["event": "noise_started", "at": "2026-03-10T08:04:00+01:00", "sound": "rain"])
     }
+}
+
+/// Commands that wait until the test opens them: which started, in order, and the most held at once.
+final class HeldCommands: Sendable {
+    private struct State {
+        var started: [Int] = []
+        var holding = 0
+        var most = 0
+        var open = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func hold(_ n: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let go = state.withLock { state -> Bool in
+                state.started.append(n)
+                if state.open { return true }
+                state.holding += 1
+                state.most = max(state.most, state.holding)
+                state.waiting.append(continuation)
+                return false
+            }
+            if go { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.open = true
+            state.holding = 0
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    var started: [Int] { state.withLock { $0.started } }
+    var most: Int { state.withLock { $0.most } }
 }

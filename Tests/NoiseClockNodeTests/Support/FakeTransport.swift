@@ -1,6 +1,7 @@
 import Foundation
 import NoiseClockCore
 import NoiseClockMQTT
+import NoiseClockSystem
 import Synchronization
 
 /// An `MQTTTransport` without a broker: it records what the node publishes and subscribes to, and
@@ -11,23 +12,21 @@ final class FakeTransport: MQTTTransport {
         var subscriptions: [String] = []
         var connected = false
         var republished = 0
+        var handler: (@Sendable (MQTTMessage) -> Void)?
+        var inbox: [MQTTMessage] = []
     }
 
-    let messages: AsyncStream<MQTTMessage>
     let events: AsyncStream<MQTTConnectionEvent>
     let supportsProperties: Bool
-    private let incoming: AsyncStream<MQTTMessage>.Continuation
     private let connection: AsyncStream<MQTTConnectionEvent>.Continuation
     private let state = Mutex(State())
 
     init(supportsProperties: Bool = true) {
         self.supportsProperties = supportsProperties
-        (messages, incoming) = AsyncStream.makeStream(of: MQTTMessage.self)
         (events, connection) = AsyncStream.makeStream(of: MQTTConnectionEvent.self)
     }
 
     deinit {
-        incoming.finish()
         connection.finish()
     }
 
@@ -35,6 +34,18 @@ final class FakeTransport: MQTTTransport {
 
     func publish(_ message: MQTTMessage) {
         state.withLock { $0.published.append(message) }
+    }
+
+    /// As the client does: on the node's loop thread, those injected before first.
+    func deliver(to handler: @escaping @Sendable (MQTTMessage) -> Void) {
+        NodeExecutor.shared.execute { [self] in
+            let early = state.withLock { state in
+                state.handler = handler
+                defer { state.inbox = [] }
+                return state.inbox
+            }
+            for message in early { handler(message) }
+        }
     }
 
     func subscribe(_ filters: [String]) {
@@ -54,7 +65,13 @@ final class FakeTransport: MQTTTransport {
 
     /// A message from the broker, as if some client had published it on a subscribed topic.
     func inject(_ message: MQTTMessage) {
-        incoming.yield(message)
+        NodeExecutor.shared.execute { [self] in
+            let handler = state.withLock { state in
+                if state.handler == nil { state.inbox.append(message) }
+                return state.handler
+            }
+            handler?(message)
+        }
     }
 
     func send(_ event: MQTTConnectionEvent) {

@@ -1,8 +1,7 @@
 import Synchronization
 
 /// A counting gate whose waiters hold no thread: `enter` returns once one of `size` places is
-/// free, `leave` gives it back to the oldest waiter. The commands in progress at once
-/// (`CommandService.window`) and the tools the tests run at once pass through one.
+/// free, `leave` gives it back to the oldest waiter. The tools the tests run at once pass through one.
 public final class AsyncGate: Sendable {
     private struct State {
         var free: Int
