@@ -45,12 +45,10 @@ public final class AlarmScheduler {
     }
     /// The next fire of each enabled alarm, as the last look worked it out.
     var nextFires: [String: Date] = [:]
-    /// The wall clock at the last look: a later look that reads earlier means it was set back.
-    var lastLook: Date?
+    var looks = Looks()
     /// What `B/alarm/next` last said, without `in_s`, and the minute it was said in.
     var publishedNext: (JSONValue, minute: Int64)?
     nonisolated let wakeUp = WakeUp()
-    var started = false
 
     public nonisolated convenience init(
         state: State, store: any Store, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
@@ -164,8 +162,7 @@ public final class AlarmScheduler {
     /// Called by its `ClockworkService` before it starts looking: publishes the alarm topics and goes on
     /// with what was stored (a ring that had not timed out rings again, a snooze ends on time).
     public func start() async {
-        guard !started else { return }
-        started = true
+        guard looks.start() else { return }
         let resumed = clockwork.resume(state, now: time.now())
         adopt(resumed.state, performing: resumed.outcomes)
         advance()
@@ -180,8 +177,8 @@ public final class AlarmScheduler {
     public func advance() -> Date {
         let now = time.now()
         let zone = time.zone()
-        let step = clockwork.step(state, now: now, previous: lastLook, zone: zone)
-        lastLook = now
+        let step = clockwork.step(state, now: now, previous: looks.last, zone: zone)
+        looks.record(now)
         adopt(step.state, performing: step.outcomes) {
             for missed in step.missed {
                 logger.warning("alarm missed", metadata: ["alarm": "\(missed.alarmID)", "fires_at": "\(missed.firesAt)"])

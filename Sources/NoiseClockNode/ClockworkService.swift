@@ -18,6 +18,24 @@ public protocol Clockwork: AnyObject, Sendable {
     nonisolated func sleep(until deadline: Date?) async
 }
 
+/// What the owner of a clockwork keeps between its looks, written once for all of them: whether
+/// it has started (its `start` runs once, however often it is called), and the wall clock at its
+/// last look, which a clockwork's step compares with now: a later look that reads earlier means
+/// the wall clock was set back.
+struct Looks {
+    private(set) var last: Date?
+    private var started = false
+
+    /// True the first time only.
+    mutating func start() -> Bool {
+        defer { started = true }
+        return !started
+    }
+
+    /// A look at `now` is done.
+    mutating func record(_ now: Date) { last = now }
+}
+
 /// Drives a `Clockwork`: starts it, then looks at each instant it names and sleeps in between. At a
 /// due instant its work comes before the minute's other work (`runUrgently`).
 public struct ClockworkService<Feature: Clockwork>: Service, CustomStringConvertible {

@@ -175,7 +175,7 @@ extension MeditationSession {
     /// `position_s` update (every `positionPeriod` while it plays).
     func advanceGuided(now: Date) -> [Date] {
         guard case .guided(var play)? = session, play.completedAt == nil else { return [] }
-        if let previous = lastLook, now < previous, let since = play.since {
+        if let previous = looks.last, now < previous, let since = play.since {
             play.since = since.addingTimeInterval(now.timeIntervalSince(previous))
             play.publishedAt = play.publishedAt.addingTimeInterval(now.timeIntervalSince(previous))
         }

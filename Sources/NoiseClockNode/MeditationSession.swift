@@ -37,14 +37,12 @@ public final class MeditationSession {
     /// `meditation-history.json`: the sessions as stored, and those waiting for their write.
     var ledger: Ledger<MeditationHistory, Void>
     var history: MeditationHistory { ledger.current }
-    /// The wall clock at the last look: a later look that reads earlier means it was set back.
-    var lastLook: Date?
+    var looks = Looks()
     /// While the completion gong rings out the output stays claimed, until this instant.
     var releaseAt: Date?
     var gongCount = 0
     /// The gong inputs that may still ring (a stop fades them out).
     var soundingGongs: [String] = []
-    var started = false
 
     public nonisolated convenience init(
         hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, sounds: SoundLibrary, guided: GuidedLibrary? = nil,
@@ -172,8 +170,7 @@ public final class MeditationSession {
 
     /// Publishes `B/meditation` and `B/meditation/stats` (at start).
     public func start() {
-        guard !started else { return }
-        started = true
+        guard looks.start() else { return }
         changed(at: time.now())
     }
 
@@ -182,7 +179,7 @@ public final class MeditationSession {
     @discardableResult
     public func advance() -> Date? {
         let now = time.now()
-        defer { lastLook = now }
+        defer { looks.record(now) }
         var wakes: [Date] = []
         switch session {
         case .timed(let timed):
@@ -193,7 +190,7 @@ public final class MeditationSession {
             break
         }
         if let releaseAt {
-            if let previous = lastLook, now < previous { self.releaseAt = releaseAt.addingTimeInterval(now.timeIntervalSince(previous)) }
+            if let previous = looks.last, now < previous { self.releaseAt = releaseAt.addingTimeInterval(now.timeIntervalSince(previous)) }
             if let end = self.releaseAt, now >= end {
                 self.releaseAt = nil
                 arbiter?.claim(.meditation, false)
@@ -212,7 +209,7 @@ public final class MeditationSession {
     }
 
     private func advanceTimed(_ timed: TimedSession, now: Date) -> [Date] {
-        let step = MeditationClockwork.step(timed.timer, now: now, previous: lastLook)
+        let step = MeditationClockwork.step(timed.timer, now: now, previous: looks.last)
         var timed = timed
         timed.timer = step.timer
         session = .timed(timed)

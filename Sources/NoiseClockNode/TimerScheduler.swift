@@ -37,11 +37,9 @@ public final class TimerScheduler {
     private var ledger: Ledger<TimerBook, [CountdownTimer]>
     /// The timers as stored.
     var book: TimerBook { ledger.current }
-    /// The wall clock at the last look: a later look that reads earlier means it was set back.
-    private var lastLook: Date?
+    private var looks = Looks()
     /// The sound of the tone ringing now (nil: silent).
     private var ringingSound: String?
-    private var started = false
     nonisolated let wakeUp = WakeUp()
 
     public nonisolated convenience init(
@@ -144,8 +142,7 @@ public final class TimerScheduler {
     /// Publishes `B/timers` and goes on with what was stored: a timer that ended while the node
     /// was down rings or is missed, a ring in progress rings on.
     public func start() {
-        guard !started else { return }
-        started = true
+        guard looks.start() else { return }
         advance()
         publish()
     }
@@ -155,8 +152,8 @@ public final class TimerScheduler {
     @discardableResult
     public func advance() -> Date? {
         let now = time.now()
-        let step = clockwork.step(book, now: now, previous: lastLook)
-        lastLook = now
+        let step = clockwork.step(book, now: now, previous: looks.last)
+        looks.record(now)
         if step.book != book {
             // Stored without waiting: `timer_finished` is what a subscriber times the ring by,
             // and the store's fsync may take hundreds of milliseconds on an SD card. A crash
