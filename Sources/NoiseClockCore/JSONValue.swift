@@ -41,7 +41,7 @@ public enum JSONValue: Sendable, Hashable {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .number(let n): out.append(contentsOf: Self.format(n).utf8)
+        case .number(let n): Self.writeNumber(n, to: &out)
         case .string(let s): Self.writeString(s, to: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
@@ -62,10 +62,23 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    private static func format(_ n: Double) -> String {
-        guard n.isFinite else { return "null" }
-        if n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }
-        return "\(n)"
+    /// A whole number below 10^15 as its digits (written in place: most numbers of a state are
+    /// counts, seconds and levels); any other finite number as Swift's shortest round-trip form.
+    private static func writeNumber(_ n: Double, to out: inout [UInt8]) {
+        guard n.isFinite else { return out.append(contentsOf: "null".utf8) }
+        guard n == n.rounded(), abs(n) < 1e15 else { return out.append(contentsOf: "\(n)".utf8) }
+        var value = Int64(n)
+        if value < 0 {
+            out.append(UInt8(ascii: "-"))
+            value = -value
+        }
+        var divisor: Int64 = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(value / divisor))
+            value %= divisor
+            divisor /= 10
+        }
     }
 
     /// A JSON string: only `"`, `\` and control characters are escaped; every other byte of the

@@ -69,6 +69,20 @@ struct JSONValueTests {
         #expect(JSONValue.number(number).serialized == expected)
     }
 
+    @Test("every whole number below 10^15 is written as its decimal digits, at each length and sign")
+    func wholeNumberDigits() {
+        var generator = SystemRandomNumberGenerator()
+        var numbers: [Int64] = [0, 9, 10, 99, 100, 999_999_999_999_999, -999_999_999_999_999]
+        for digits in 1...15 {
+            let top = (0..<digits).reduce(Int64(1)) { power, _ in power * 10 }
+            for _ in 0..<20 { numbers.append(Int64.random(in: -(top - 1)...(top - 1), using: &generator)) }
+        }
+        for number in numbers {
+            #expect(JSONValue.number(Double(number)).serialized == String(number))
+        }
+        #expect(JSONValue.number(-0.0).serialized == "0")
+    }
+
     @Test("fractional numbers keep their fraction", arguments: [(87.5, "87.5"), (0.25, "0.25"), (-2.75, "-2.75")])
     func fractionalNumbers(number: Double, expected: String) {
         #expect(JSONValue.number(number).serialized == expected)
