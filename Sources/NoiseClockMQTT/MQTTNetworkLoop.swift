@@ -60,6 +60,8 @@ extension MQTTClient {
         /// The deadline the timer is armed for, 0 when none.
         var timerArmed: Int64 = 0
         var timerWatch: NodeExecutor.Watch?
+        /// The write at the end of each of the loop's turns, while started.
+        var turnEnd: NodeExecutor.TurnEnd?
         /// When a packet last went out (CLOCK_MONOTONIC ns): the keepalive counts from it.
         var lastSent: Int64 = 0
         /// Something was queued this turn: write it at the turn's end.
@@ -268,7 +270,7 @@ extension MQTTClient {
     /// Starts the timer's watch and the first attempt (once, from `start`).
     func startLoop() {
         link.timerWatch = loop.watch(keepaliveTimer, for: .readable) { [self] _ in timerFired() }
-        loop.atEndOfTurn { [self] in endTurn() }
+        link.turnEnd = loop.atEndOfTurn { [weak self] in self?.endTurn() }
         beginConnect()
     }
 
@@ -282,6 +284,10 @@ extension MQTTClient {
             link.phase = .idle
         }
         if case .waiting = link.phase { link.phase = .idle }
+        if let turnEnd = link.turnEnd {
+            loop.remove(turnEnd)
+            link.turnEnd = nil
+        }
         if let watch = link.timerWatch {
             loop.unwatch(watch)
             link.timerWatch = nil

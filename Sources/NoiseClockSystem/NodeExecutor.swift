@@ -60,7 +60,7 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
     private let waits = Atomic<Int>(0)
 
     /// What runs at the end of every turn (`atEndOfTurn`); the loop thread's alone.
-    private var turnEnds: [@Sendable () -> Void] = []
+    private var turnEnds: [(token: UInt64, body: @Sendable () -> Void)] = []
     /// When the loop last looked at its descriptors (CLOCK_MONOTONIC ns); the loop thread's alone.
     private var lastLook: Int64 = 0
     /// How long a stream of jobs may run before the loop looks at its descriptors between batches.
@@ -151,8 +151,21 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
     /// descriptors, whether to wait (nothing left to run) or not (a stream of jobs has run for
     /// `busyLook`). For what is cheaper done once a turn than once a job: the MQTT client writes
     /// what the turn's jobs published in one go. `body` must not block. From any thread.
-    public func atEndOfTurn(_ body: @escaping @Sendable () -> Void) {
-        onLoop { [self] in turnEnds.append(body) }
+    @discardableResult
+    public func atEndOfTurn(_ body: @escaping @Sendable () -> Void) -> TurnEnd {
+        let token = nextToken.add(1, ordering: .relaxed).oldValue
+        onLoop { [self] in turnEnds.append((token, body)) }
+        return TurnEnd(token: token)
+    }
+
+    /// Ends what `atEndOfTurn` started: `body` is not run again after this turn. From any thread.
+    public func remove(_ turnEnd: TurnEnd) {
+        onLoop { [self] in turnEnds.removeAll { $0.token == turnEnd.token } }
+    }
+
+    /// What `atEndOfTurn` runs; `remove` ends it.
+    public struct TurnEnd: Sendable, Hashable {
+        let token: UInt64
     }
 
     /// How many times the loop has woken from a wait (for tests).
@@ -175,7 +188,7 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
             jobs.withLock { swap(&batch, &$0) }
             if batch.isEmpty {
                 // Before `parked` is set: what the turn's end enqueues needs no signal.
-                for body in turnEnds { body() }
+                for end in turnEnds { end.body() }
                 // Every queue looked at after `parked` is set: an enqueue that was not seen then
                 // happens after it, finds `parked` true and signals the eventfd.
                 parked.store(true, ordering: .sequentiallyConsistent)
@@ -193,7 +206,7 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
             // run for `busyLook`. Sooner costs a system call for every job that makes another (a
             // command's task starting its child), and a command three.
             if nc_monotonic_ns() - lastLook >= Self.busyLook {
-                for body in turnEnds { body() }
+                for end in turnEnds { end.body() }
                 dispatch(timeout: 0, &tokens, &ready)
             }
         }

@@ -51,6 +51,33 @@ struct NodeExecutorTests {
         #expect(priority == .medium, "seen: \(String(describing: priority))")
     }
 
+    @Test("the end of a turn runs after the turn's jobs, before the loop waits again; once removed, no more")
+    func endOfTurn() async {
+        let executor = NodeExecutor(name: "test executor")
+        let order = Order()
+        let end = executor.atEndOfTurn { order.add("end") }
+        await Task(executorPreference: executor) { order.add("job 1") }.value
+        #expect(await eventually { order.all.last == "end" }, "seen: \(order.all)")
+        // A job that makes a job: the end comes after both.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Task(executorPreference: executor) {
+                order.add("job 2")
+                Task(executorPreference: executor) {
+                    order.add("job 3")
+                    done.resume()
+                }
+            }
+        }
+        #expect(await eventually { order.all.last == "end" }, "seen: \(order.all)")
+        #expect(order.all.drop { $0 != "job 2" }.filter { $0 != "end" } == ["job 2", "job 3"], "seen: \(order.all)")
+        executor.remove(end)
+        await Task(executorPreference: executor) {}.value
+        let settled = order.all.count
+        await Task(executorPreference: executor) { order.add("job 4") }.value
+        await Task(executorPreference: executor) {}.value
+        #expect(order.all.count == settled + 1 && order.all.last == "job 4", "seen: \(order.all)")
+    }
+
     @Test("an idle executor sleeps and wakes for each job enqueued from another thread", arguments: [1, 200])
     func wakes(jobs: Int) async {
         let executor = NodeExecutor(name: "test executor")
@@ -84,4 +111,14 @@ struct NodeExecutorTests {
         for task in tasks { try await task.value }
         #expect(order.all == ["medium", "utility", "background"])
     }
+}
+
+/// True once `condition` holds, polling every few milliseconds; false after `timeout`.
+private func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return true
 }
