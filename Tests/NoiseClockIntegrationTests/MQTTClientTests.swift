@@ -220,7 +220,9 @@ struct MQTTClientTests {
             let before = outgoing.last { $0 < ping.at }
             #expect(before.map { seconds(ping.at - $0) >= 5.25 } ?? false, "a ping \(before.map { seconds(ping.at - $0) } ?? 0) s after a packet went out")
         }
-        #expect((turns[0] ?? -1) <= 1, "\(turns[0] ?? -1) turns for 8 QoS 0 publishes")
+        // A ping, when a stretched gap made one due, is two turns of its own: its timer and PINGRESP.
+        let pings = broker.packets(12).count
+        #expect((turns[0] ?? -1) <= 1 + 2 * pings, "\(turns[0] ?? -1) turns for 8 QoS 0 publishes and \(pings) pings")
         #expect((turns[1] ?? -1) >= 4, "\(turns[1] ?? -1) turns for 5 QoS 1 publishes")
     }
 
