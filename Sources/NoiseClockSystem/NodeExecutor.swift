@@ -246,7 +246,10 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
     /// Runs the urgent jobs there are, and those they enqueue, before anything else. The count is
     /// a hint read without the lock: a job it misses runs at the next look (before the next job,
     /// or before the thread parks).
+    /// What urgent jobs wrote (an alarm's event) goes out at once, with the end of a turn of its
+    /// own, ahead of the jobs that wait.
     private func runUrgent(_ urgent: inout [UnownedJob]) {
+        guard urgentCount.load(ordering: .acquiring) > 0 else { return }
         while urgentCount.load(ordering: .acquiring) > 0 {
             urgentJobs.withLock {
                 swap(&urgent, &$0)
@@ -255,6 +258,7 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
             for job in urgent { job.runSynchronously(on: asUnownedTaskExecutor()) }
             urgent.removeAll(keepingCapacity: true)
         }
+        for end in turnEnds { end.body() }
     }
 
     /// Runs `body` as a task on this executor and blocks the calling thread (the main thread of a
