@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NoiseClockSystem
 import Synchronization
 import NoiseClockTestSupport
 import Testing
@@ -118,6 +119,10 @@ private final class ScriptedBroker: @unchecked Sendable {
 /// libmosquitto refuses a keepalive under 5 s.
 private let keepalive = 5
 
+/// The clients' own loop: on the process's shared one they would wait behind every other test's
+/// `@NodeActor` work (a property test's steps), and these tests time the keepalive to the second.
+private let testLoop = NodeExecutor(name: "mqtt test loop")
+
 private func makeClient(port: Int) throws -> MQTTClient {
     var logger = Logger(label: "mqtt-client-test")
     logger.logLevel = .critical
@@ -125,7 +130,7 @@ private func makeClient(port: Int) throws -> MQTTClient {
         options: MQTTOptions(
             host: "127.0.0.1", port: port, clientID: "test-\(UUID().uuidString.prefix(8))", keepaliveSeconds: keepalive,
             minimumReconnectDelay: .milliseconds(200), maximumReconnectDelay: .seconds(1)),
-        logger: logger)
+        logger: logger, loop: testLoop)
 }
 
 /// A client's connection events, with when each came.
