@@ -128,23 +128,17 @@ public struct NodeStatus: Sendable {
     }
 }
 
-/// A part of the status that a service reports as it changes (the face's).
-public final class StatusSlot: Sendable {
-    private let slot = Mutex<JSONValue?>(nil)
+/// A part of the status that a service reports as it changes (the face's, the storage's).
+public typealias StatusSlot = StatusMemo<JSONValue>
+
+/// A value kept behind a lock until it is replaced: a part a service reports, or one the status
+/// made once and keeps until it no longer fits.
+public final class StatusMemo<Value: Sendable>: Sendable {
+    private let slot = Mutex<Value?>(nil)
 
     public init() {}
 
-    public var value: JSONValue? {
-        get { slot.withLock { $0 } }
-        set { slot.withLock { $0 = newValue } }
-    }
-}
-
-/// A value the status made once and keeps until it no longer fits.
-final class StatusMemo<Value: Sendable>: Sendable {
-    private let slot = Mutex<Value?>(nil)
-
-    var value: Value? {
+    public var value: Value? {
         get { slot.withLock { $0 } }
         set { slot.withLock { $0 = newValue } }
     }
