@@ -208,6 +208,29 @@ public struct CommandResponse: Sendable, Hashable {
         if let transaction { members["transaction"] = transaction }
         return .object(members)
     }
+
+    /// `json.serializedBytes`, written straight from the parts: every MQTT answer is sent so.
+    public var serializedBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        // Members in the order `serializedBytes` sorts them: data or error, status, transaction.
+        switch result {
+        case .success(let data):
+            out.append(contentsOf: #"{"data":"#.utf8)
+            data.write(to: &out)
+            out.append(contentsOf: #","status":"ok""#.utf8)
+        case .failure(let error):
+            out.append(contentsOf: #"{"error":"#.utf8)
+            error.json.write(to: &out)
+            out.append(contentsOf: #","status":"error""#.utf8)
+        }
+        if let transaction {
+            out.append(contentsOf: #","transaction":"#.utf8)
+            transaction.write(to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
 }
 
 extension String {

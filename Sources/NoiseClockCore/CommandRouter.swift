@@ -22,14 +22,22 @@ public protocol CommandGroup: Sendable {
 /// `add` with its shape and handler; a handler decodes its arguments into typed values first.
 public struct CommandRouter: Sendable {
     public typealias Handler = @Sendable (CommandArguments) async throws -> JSONValue
+    /// A handler that never waits: its answer is ready when it returns (`ping`).
+    public typealias ImmediateHandler = @Sendable (CommandArguments) throws -> JSONValue
 
     public struct Route: Sendable {
         public let pattern: VerbPattern
         public let shape: CommandShape
         public let handler: Handler
+        /// Set for a route added with `addImmediate`: `respondNow` answers it without a task.
+        public let immediate: ImmediateHandler?
     }
 
     public private(set) var routes: [Route] = []
+    /// The first route of each verb without placeholders, by its text, and where the routes with
+    /// placeholders are, in order: most verbs are found without splitting them or trying each route.
+    private var literalRoutes: [String: Int] = [:]
+    private var placeholderRoutes: [Int] = []
 
     public init() {}
 
@@ -45,7 +53,22 @@ public struct CommandRouter: Sendable {
 
     /// Registers `pattern` (`ping`, `alarm/{id}/enabled`); the first matching route wins.
     public mutating func add(_ pattern: String, shape: CommandShape = .none, _ handler: @escaping Handler) {
-        routes.append(Route(pattern: VerbPattern(pattern), shape: shape, handler: handler))
+        append(Route(pattern: VerbPattern(pattern), shape: shape, handler: handler, immediate: nil))
+    }
+
+    /// Registers a verb whose handler never waits and may run on any thread (it reads what it
+    /// answers under the locks of what it reads): an idle node answers it as it is read.
+    public mutating func addImmediate(_ pattern: String, shape: CommandShape = .none, _ handler: @escaping ImmediateHandler) {
+        append(Route(pattern: VerbPattern(pattern), shape: shape, handler: { try handler($0) }, immediate: handler))
+    }
+
+    private mutating func append(_ route: Route) {
+        if route.pattern.segments.contains(where: { $0.hasPrefix("{") && $0.hasSuffix("}") }) {
+            placeholderRoutes.append(routes.count)
+        } else if literalRoutes[route.pattern.description] == nil {
+            literalRoutes[route.pattern.description] = routes.count
+        }
+        routes.append(route)
     }
 
     /// Decodes and runs one command; every failure becomes an error response, never a throw.
@@ -53,19 +76,45 @@ public struct CommandRouter: Sendable {
         let (payload, transaction) = CommandPayload.decode(bytes)
         let result: Result<JSONValue, CommandError>
         do {
-            let payload = try payload.get()
-            let parts = verb.split(separator: "/", omittingEmptySubsequences: false)
-            guard let (route, path) = routes.lazy.compactMap({ route in route.pattern.match(parts: parts).map { (route, $0) } }).first
-            else {
-                throw CommandError(.unknownVerb, "unknown verb \"\(verb)\"")
-            }
-            let arguments = try CommandArguments(payload: payload, shape: route.shape, verb: verb, path: path)
+            let (route, arguments) = try resolve(verb: verb, payload: payload.get())
             result = .success(try await route.handler(arguments))
-        } catch let error as CommandError {
-            result = .failure(error)
         } catch {
-            result = .failure(CommandError(.internal, "\(error)"))
+            result = .failure(Self.commandError(error))
         }
         return CommandResponse(result, transaction: transaction)
+    }
+
+    /// The answer to a command whose verb never waits (`addImmediate`), or whose payload or verb
+    /// is refused, the same as `respond` gives; nil for a verb that may wait (run `respond`).
+    public func respondNow(verb: String, payload bytes: [UInt8]) -> CommandResponse? {
+        let (payload, transaction) = CommandPayload.decode(bytes)
+        let result: Result<JSONValue, CommandError>
+        do {
+            let (route, arguments) = try resolve(verb: verb, payload: payload.get())
+            guard let immediate = route.immediate else { return nil }
+            result = .success(try immediate(arguments))
+        } catch {
+            result = .failure(Self.commandError(error))
+        }
+        return CommandResponse(result, transaction: transaction)
+    }
+
+    /// The first route matching `verb`, with the payload decoded into its arguments.
+    private func resolve(verb: String, payload: CommandPayload) throws(CommandError) -> (Route, CommandArguments) {
+        let literal = literalRoutes[verb]
+        var parts: [Substring]?
+        for index in placeholderRoutes where index < literal ?? routes.count {
+            let split = parts ?? verb.split(separator: "/", omittingEmptySubsequences: false)
+            parts = split
+            if let path = routes[index].pattern.match(parts: split) {
+                return (routes[index], try CommandArguments(payload: payload, shape: routes[index].shape, verb: verb, path: path))
+            }
+        }
+        guard let literal else { throw CommandError(.unknownVerb, "unknown verb \"\(verb)\"") }
+        return (routes[literal], try CommandArguments(payload: payload, shape: routes[literal].shape, verb: verb))
+    }
+
+    private static func commandError(_ error: any Error) -> CommandError {
+        (error as? CommandError) ?? CommandError(.internal, "\(error)")
     }
 }

@@ -37,7 +37,7 @@ public enum JSONValue: Sendable, Hashable {
         return out
     }
 
-    private func write(to out: inout [UInt8]) {
+    func write(to out: inout [UInt8]) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)

@@ -59,7 +59,7 @@ public struct CommandService: Service, CustomStringConvertible {
     final class Intake {
         let service: CommandService
         private var running = 0
-        private var waiting: [MQTTMessage] = []
+        private var waiting: [Command] = []
         private var next = 0
         private var waitingForRoom = false
         private var closed = false
@@ -67,14 +67,22 @@ public struct CommandService: Service, CustomStringConvertible {
         nonisolated init(service: CommandService) { self.service = service }
 
         func receive(_ message: MQTTMessage) {
-            guard !closed else { return }
+            guard !closed, let command = service.command(for: message) else { return }
             if next == waiting.count, running < CommandService.window, !waitingForRoom, service.transport.hasRoom {
-                start(message)
+                // With nothing in progress, a verb that never waits (`ping`) is answered here, as
+                // it is read, without a task. With a command in progress it gets a task like any
+                // other, started after the earlier ones: an earlier command that has not yet run
+                // its first part (staging its change) must not be overtaken.
+                if running == 0, let response = service.router.respondNow(verb: command.verb, payload: command.payload) {
+                    command.reply(response)
+                } else {
+                    start(command)
+                }
             } else if waiting.count - next < CommandService.waitingLimit {
-                waiting.append(message)
+                waiting.append(command)
                 startWaiting()
             } else {
-                service.logger.warning("too many commands waiting; dropped one", metadata: ["topic": "\(message.topic)"])
+                service.logger.warning("too many commands waiting; dropped one", metadata: ["verb": "\(command.verb)"])
             }
         }
 
@@ -82,11 +90,11 @@ public struct CommandService: Service, CustomStringConvertible {
 
         /// A task of the node's executor, as every task of the node is: one made here, outside
         /// any task, would run `handle` (nonisolated) on libdispatch's pool (see NodeExecutor).
-        private func start(_ message: MQTTMessage) {
+        private func start(_ command: Command) {
             running += 1
-            let service = service
+            let router = service.router
             Task(executorPreference: NodeExecutor.shared, priority: .medium) {
-                await service.handle(message)
+                await router.handle(command)
                 await self.ended()
             }
         }
@@ -113,9 +121,9 @@ public struct CommandService: Service, CustomStringConvertible {
                     }
                     return
                 }
-                let message = waiting[next]
+                let command = waiting[next]
                 next += 1
-                start(message)
+                start(command)
             }
             if next == waiting.count {
                 waiting.removeAll(keepingCapacity: waiting.count < 1024)
@@ -127,36 +135,43 @@ public struct CommandService: Service, CustomStringConvertible {
         }
     }
 
+    /// Answers one message (or runs its topic's handler) and returns once it is answered.
     func handle(_ message: MQTTMessage) async {
+        guard let command = command(for: message) else { return }
+        await router.handle(command)
+    }
+
+    /// The command `message` carries, with where its answer goes; nil after running the handler
+    /// of a topic that is not a command, or for a retained command (ignored).
+    func command(for message: MQTTMessage) -> Command? {
         if let handler = otherTopics[message.topic] {
             handler(message)
-            return
+            return nil
         }
-        guard let verb = topics.verb(inCommandTopic: message.topic) else { return }
+        guard let verb = topics.verb(inCommandTopic: message.topic) else { return nil }
         // A retained command is by definition an old one: acting on it at connect time would be late.
         guard !message.retain else {
             logger.warning("ignored a retained command", metadata: ["topic": "\(message.topic)"])
-            return
+            return nil
         }
         let transport = transport, topics = topics, logger = logger
         let responseTopic = transport.supportsProperties ? message.responseTopic.flatMap { $0.isEmpty ? nil : $0 } : nil
         let correlation = message.correlationData
-        await router.handle(
-            Command(verb: verb, payload: message.payload) { response in
-                if case .failure(let error) = response.result {
-                    logger.info("command rejected", metadata: ["verb": "\(verb)", "error": "\(error)"])
-                } else {
-                    logger.debug("command answered", metadata: ["verb": "\(verb)"])
-                }
-                // An MQTT 5 request's own response topic, with its correlation data; else B/response/VERB.
-                // At QoS 0 (docs/mqtt.md): only a requester waiting now can use an answer, and the
-                // PUBACK of a QoS 1 answer woke the node a second time for every command.
-                let payload = response.json.serializedBytes
-                if let responseTopic {
-                    transport.publish(MQTTMessage(topic: responseTopic, payload: payload, qos: 0, correlationData: correlation))
-                } else {
-                    transport.publish(MQTTMessage(topic: topics.response(verb), payload: payload, qos: 0))
-                }
-            })
+        return Command(verb: verb, payload: message.payload) { response in
+            if case .failure(let error) = response.result {
+                logger.info("command rejected", metadata: ["verb": "\(verb)", "error": "\(error)"])
+            } else {
+                logger.debug("command answered", metadata: ["verb": "\(verb)"])
+            }
+            // An MQTT 5 request's own response topic, with its correlation data; else B/response/VERB.
+            // At QoS 0 (docs/mqtt.md): only a requester waiting now can use an answer, and the
+            // PUBACK of a QoS 1 answer woke the node a second time for every command.
+            let payload = response.serializedBytes
+            if let responseTopic {
+                transport.publish(MQTTMessage(topic: responseTopic, payload: payload, qos: 0, correlationData: correlation))
+            } else {
+                transport.publish(MQTTMessage(topic: topics.response(verb), payload: payload, qos: 0))
+            }
+        }
     }
 }

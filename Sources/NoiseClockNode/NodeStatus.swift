@@ -17,7 +17,7 @@ public struct NodeTime: Sendable {
     public func now() -> Date { clock.now() }
 
     /// The zone in force, without building a whole ClockFace.
-    public func zone() -> Zone { settings.current.zone(system: clock.systemTimeZone()) }
+    public func zone() -> Zone { settings.zone(system: clock.systemTimeZone()) }
 
     public func face() -> ClockFace { ClockFace(settings: settings.current, systemZone: clock.systemTimeZone()) }
 
@@ -77,9 +77,18 @@ public struct NodeStatus: Sendable {
     /// `{"ok","error"}`: whether the last write of the state folder worked (SPEC §8), absent
     /// until the first write.
     public let storage: StatusSlot
-    /// The start time as written in the zone in force, made once per zone: every `ping` answers it.
-    private let startedText = StatusMemo<(zone: String, text: String)>()
-    private let audioText = StatusMemo<(status: AudioStatus, json: JSONValue)>()
+    /// The last status made, with what it was made from: every `ping` in the same second with
+    /// nothing changed answers it again instead of building it anew.
+    private let made = StatusMemo<Made>()
+
+    private struct Made: Sendable {
+        var uptime: Double
+        var zone: String
+        var audio: AudioStatus?
+        var face: JSONValue?
+        var storage: JSONValue?
+        var json: JSONValue
+    }
 
     public init(
         startedAt: Date, audioDevice: String, audio: @escaping @Sendable () -> AudioStatus? = { nil },
@@ -93,38 +102,39 @@ public struct NodeStatus: Sendable {
         self.problems = problems
     }
 
-    private func startedAt(in zone: Zone) -> String {
-        if let cached = startedText.value, cached.zone == zone.identifier { return cached.text }
-        let text = ISOTime.string(startedAt, in: zone)
-        startedText.value = (zone.identifier, text)
-        return text
-    }
-
-    private var audioJSON: JSONValue {
-        guard let status = audio() else {
+    private func audioJSON(_ status: AudioStatus?) -> JSONValue {
+        guard let status else {
             return ["device": .string(audioDevice), "ok": false, "error": "no audio engine", "xruns": 0]
         }
-        if let cached = audioText.value, cached.status == status { return cached.json }
-        let json: JSONValue = [
+        return [
             "device": .string(status.device), "ok": .bool(status.ok), "error": status.error.map { .string($0) } ?? .null,
             "xruns": .number(Double(status.xruns)),
         ]
-        audioText.value = (status, json)
-        return json
     }
 
     public func json(at now: Date, in zone: Zone) -> JSONValue {
+        let uptime = max(0, now.timeIntervalSince(startedAt).rounded(.down))
+        let audio = audio(), face = face.value, storage = storage.value
+        let kept: JSONValue? = made.read { last in
+            // Not `nil` in a conditional: JSONValue takes a nil literal as JSON's null.
+            guard let last, last.uptime == uptime, last.zone == zone.identifier, last.audio == audio, last.face == face,
+                  last.storage == storage else { return .none }
+            return last.json
+        }
+        if let kept { return kept }
         var members: [String: JSONValue] = [
             "version": .string(Self.version),
-            "started_at": .string(startedAt(in: zone)),
-            "uptime_s": .number(max(0, now.timeIntervalSince(startedAt).rounded(.down))),
-            "audio": audioJSON,
+            "started_at": .string(ISOTime.string(startedAt, in: zone)),
+            "uptime_s": .number(uptime),
+            "audio": audioJSON(audio),
             "battery_source": .string(batterySource),
             "problems": .array(problems.map { .string($0) }),
         ]
-        if let face = face.value { members["face"] = face }
-        if let storage = storage.value { members["storage"] = storage }
-        return .object(members)
+        if let face { members["face"] = face }
+        if let storage { members["storage"] = storage }
+        let json = JSONValue.object(members)
+        made.value = Made(uptime: uptime, zone: zone.identifier, audio: audio, face: face, storage: storage, json: json)
+        return json
     }
 }
 
@@ -141,5 +151,10 @@ public final class StatusMemo<Value: Sendable>: Sendable {
     public var value: Value? {
         get { slot.withLock { $0 } }
         set { slot.withLock { $0 = newValue } }
+    }
+
+    /// What `body` takes from the value, read under the lock without copying the rest.
+    public func read<Part: Sendable>(_ body: (Value?) -> Part) -> Part {
+        slot.withLock { body($0) }
     }
 }

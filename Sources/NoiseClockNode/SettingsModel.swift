@@ -13,7 +13,23 @@ public final class SettingsModel: Sendable {
         var overrides: Ledger<SettingsPatch, Void>
         /// `configured` with `overrides.current` laid over it, kept as they change: read far more
         /// often (every ping, every state with a time) than changed.
-        var effective: ClockSettings
+        var effective: ClockSettings {
+            didSet { zone = Self.zone(of: effective) }
+        }
+        /// `effective`'s zone, nil for the system's (as `ClockSettings.zone(system:)` decides):
+        /// every ping and every stamped event reads it.
+        private(set) var zone: Zone?
+
+        init(configured: ClockSettings, overrides: Ledger<SettingsPatch, Void>, effective: ClockSettings) {
+            self.configured = configured
+            self.overrides = overrides
+            self.effective = effective
+            zone = Self.zone(of: effective)
+        }
+
+        private static func zone(of settings: ClockSettings) -> Zone? {
+            settings.timezone.isEmpty ? nil : Zone(identifier: settings.timezone)
+        }
     }
 
     private let state: Mutex<State>
@@ -44,6 +60,11 @@ public final class SettingsModel: Sendable {
 
     public var current: ClockSettings {
         state.withLock { $0.effective }
+    }
+
+    /// The zone in force, as `current.zone(system:)` gives it, without copying the settings.
+    public func zone(system: @autoclosure () -> Zone) -> Zone {
+        state.withLock { $0.zone } ?? system()
     }
 
     /// Emits `B/settings` and the settings signal as they are now (at start).

@@ -252,6 +252,19 @@ struct CommandResponseTests {
         #expect(response.json[member: "status"] == "error")
     }
 
+    @Test("the bytes sent are the response's JSON, written from its parts", arguments: [
+        CommandResponse(.success(["volume": 55, "zone": ["a": [1, "ü\u{1}"], "b": nil]]), transaction: nil),
+        CommandResponse(.success(.null), transaction: "t-1"),
+        CommandResponse(.success("pong"), transaction: ["nested": [true, false]]),
+        CommandResponse(.failure(.invalidField("volume", "must be from 0 to 100, not 101")), transaction: 7),
+        CommandResponse(.failure(CommandError(.unknownVerb, "unknown verb \"x\"")), transaction: nil),
+        CommandResponse(.failure(CommandError(.internal, "x")), transaction: .null),
+    ])
+    func serializedBytes(response: CommandResponse) throws {
+        #expect(response.serializedBytes == response.json.serializedBytes)
+        #expect(try JSONValue.parse(response.serializedBytes) == response.json)
+    }
+
     @Test("a null transaction sent by the client is echoed as null")
     func nullTransactionEchoed() {
         let (_, transaction) = decodePayload(#"{"transaction":null}"#)

@@ -67,6 +67,46 @@ struct CommandRouterTests {
         #expect(response.transaction == nil)
     }
 
+    @Test("respondNow answers a verb that never waits as respond does, transaction included")
+    func respondNowImmediate() async {
+        let calls = CallCounter()
+        var router = CommandRouter()
+        router.addImmediate("ping") { _ in
+            calls.increment()
+            return ["version": "1.0"]
+        }
+        let now = router.respondNow(verb: "ping", payload: bytes(#"{"transaction":"t7"}"#))
+        let later = await router.respond(verb: "ping", payload: bytes(#"{"transaction":"t7"}"#))
+        #expect(now?.result.successValue == ["version": "1.0"])
+        #expect(now?.transaction == "t7")
+        #expect(now?.json == later.json)
+        #expect(calls.value == 2)
+    }
+
+    @Test("respondNow leaves a verb that may wait to respond, without running its handler")
+    func respondNowWaiting() {
+        let calls = CallCounter()
+        var router = CommandRouter()
+        router.add("settings", shape: .object(bareValue: nil)) { _ in
+            calls.increment()
+            return [:]
+        }
+        #expect(router.respondNow(verb: "settings", payload: bytes(#"{"a":1}"#)) == nil)
+        #expect(calls.value == 0)
+    }
+
+    @Test("respondNow refuses an unknown verb and a bad payload as respond does", arguments: [
+        ("nope", ""), ("ping", "{"), ("ping", "42"),
+    ])
+    func respondNowRefuses(verb: String, payload: String) async {
+        var router = CommandRouter()
+        router.addImmediate("ping") { _ in "pong" }
+        let now = router.respondNow(verb: verb, payload: bytes(payload))
+        let later = await router.respond(verb: verb, payload: bytes(payload))
+        #expect(now?.isOK == false)
+        #expect(now?.json == later.json)
+    }
+
     @Test("PRESS runs a no-argument verb")
     func press() async {
         let calls = CallCounter()
@@ -223,6 +263,21 @@ struct CommandRouterTests {
         #expect(await router.respond(verb: "alarm/add", payload: []).result.successValue == "add")
         #expect(await router.respond(verb: "alarm/x1", payload: []).result.successValue == "id x1")
         #expect(router.routes.count == 3)
+    }
+
+    @Test("in the order added, whether literal or with placeholders: a placeholder route added first shadows a later literal, and a repeated literal the second")
+    func orderAcrossKinds() async {
+        var router = CommandRouter()
+        router.add("ping") { _ in "first ping" }
+        router.add("alarm/{id}", shape: .object(bareValue: nil)) { arguments in .string("id " + (arguments.path["id"] ?? "")) }
+        router.add("alarm/list") { _ in "list" }
+        router.add("ping") { _ in "second ping" }
+        router.add("alarm/{id}/{part}", shape: .object(bareValue: nil)) { _ in "parts" }
+        router.add("alarm/a1/time") { _ in "shadowed too" }
+        #expect(await router.respond(verb: "ping", payload: []).result.successValue == "first ping")
+        #expect(await router.respond(verb: "alarm/list", payload: []).result.successValue == "id list")
+        #expect(await router.respond(verb: "alarm/a1/time", payload: []).result.successValue == "parts")
+        #expect(await router.respond(verb: "alarm", payload: []).result.failureValue?.code == .unknownVerb)
     }
 }
 

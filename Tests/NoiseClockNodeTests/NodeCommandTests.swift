@@ -236,6 +236,40 @@ struct NodeCommandTests {
         #expect(held.most == CommandService.window)
     }
 
+    @Test("with nothing in progress a ping is answered as it is read, outside any task; with a command in progress, in a task started after it")
+    func immediate() async throws {
+        let transport = FakeTransport()
+        let topics = Topics(base: "test", nodeID: "immediate")
+        let held = HeldCommands()
+        let inTask = Recorded<Bool>()
+        var router = CommandRouter()
+        router.add("hold", shape: .object(bareValue: "n")) { arguments in
+            let n = try arguments.requiredInt("n", in: 0...1000, "n")
+            await held.hold(n)
+            return .number(Double(n))
+        }
+        router.addImmediate("ping") { _ in
+            inTask.append(withUnsafeCurrentTask { $0 != nil })
+            return "pong"
+        }
+        let service = CommandService(transport: transport, topics: topics, router: router, logger: LogRecorder().logger())
+        let running = Task(executorPreference: NodeExecutor.shared) { try await service.run() }
+        defer { running.cancel() }
+
+        transport.inject(MQTTMessage(topic: topics.command("ping"), text: ""))
+        #expect(await eventually(timeout: .seconds(20)) { transport.published(on: topics.response("ping")).count == 1 })
+        #expect(inTask.values == [false], "answered in the loop's call that read it, not in a task")
+
+        transport.inject(MQTTMessage(topic: topics.command("hold"), text: "1"))
+        #expect(await eventually(timeout: .seconds(20)) { held.started == [1] })
+        transport.inject(MQTTMessage(topic: topics.command("ping"), text: ""))
+        #expect(await eventually(timeout: .seconds(20)) { transport.published(on: topics.response("ping")).count == 2 })
+        #expect(inTask.values == [false, true], "behind a command in progress, a task of its own, started after the earlier ones")
+        #expect(transport.published(on: topics.response("hold")).isEmpty, "side by side: the held command does not hold the ping")
+        held.open()
+        #expect(await eventually(timeout: .seconds(20)) { transport.published(on: topics.response("hold")).count == 1 })
+    }
+
     @Test("an unknown verb is answered unknown_verb")
     func unknownVerb() async throws {
         let fixture = try NodeFixture()
@@ -280,6 +314,13 @@ struct NodeCommandTests {
 }
 
 /// Commands that wait until the test opens them: which started, in order, and the most held at once.
+/// Values appended from `@Sendable` closures, read back in order.
+final class Recorded<Value: Sendable>: Sendable {
+    private let list = Mutex<[Value]>([])
+    func append(_ value: Value) { list.withLock { $0.append(value) } }
+    var values: [Value] { list.withLock { $0 } }
+}
+
 final class HeldCommands: Sendable {
     private struct State {
         var started: [Int] = []

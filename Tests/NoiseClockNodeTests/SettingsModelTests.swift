@@ -48,6 +48,18 @@ struct SettingsModelTests {
         #expect(model.loadProblem == nil)
     }
 
+    @Test("the zone in force follows the timezone setting, and an empty timezone means the system's")
+    func zoneFollowsSettings() async throws {
+        let model = SettingsModel(configured: configured, store: InMemoryStore(), logger: logs.logger())
+        let system = try #require(Zone(identifier: "America/New_York"))
+        #expect(model.zone(system: system).identifier == "UTC")
+        _ = try await model.change(SettingsPatch(timezone: "Europe/Berlin"))
+        #expect(model.zone(system: system).identifier == "Europe/Berlin")
+        #expect(model.zone(system: system).identifier == model.current.zone(system: system).identifier)
+        _ = try await model.change(SettingsPatch(timezone: ""))
+        #expect(model.zone(system: system).identifier == "America/New_York")
+    }
+
     @Test("a change that changes nothing is not written again")
     func unchangedIsNotSaved() async throws {
         let store = InMemoryStore()

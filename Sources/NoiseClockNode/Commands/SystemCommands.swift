@@ -9,7 +9,7 @@ struct SystemCommands: CommandGroup {
     let language: NodeLanguage
 
     func addCommands(to router: inout CommandRouter) {
-        router.add("ping") { _ in status.json() }
+        router.addImmediate("ping") { _ in status.json() }
         router.add("sounds", shape: .object(bareValue: "language")) { arguments in
             try arguments.allowOnly(["language"])
             let language = try arguments.language() ?? language.language
