@@ -89,7 +89,7 @@ public struct CommandService: Service, CustomStringConvertible {
         func close() { closed = true }
 
         /// A task of the node's executor, as every task of the node is: one made here, outside
-        /// any task, would run `handle` (nonisolated) on libdispatch's pool (see NodeExecutor).
+        /// any task, would run `router.handle` (nonisolated) on libdispatch's pool (see NodeExecutor).
         private func start(_ command: Command) {
             running += 1
             let router = service.router
