@@ -163,6 +163,11 @@ public struct VerbPattern: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { segments.joined(separator: "/") }
 
+    /// Whether any segment is a placeholder (`{id}`): without one, only the pattern's own text matches.
+    public var hasPlaceholders: Bool { segments.contains(where: Self.isPlaceholder) }
+
+    private static func isPlaceholder(_ segment: String) -> Bool { segment.hasPrefix("{") && segment.hasSuffix("}") }
+
     /// The placeholder values when `verb` matches, else nil.
     public func match(_ verb: String) -> [String: String]? {
         match(parts: verb.split(separator: "/", omittingEmptySubsequences: false))
@@ -173,7 +178,7 @@ public struct VerbPattern: Sendable, Hashable, CustomStringConvertible {
         guard parts.count == segments.count else { return nil }
         var captured: [String: String] = [:]
         for (segment, part) in zip(segments, parts) {
-            if segment.hasPrefix("{"), segment.hasSuffix("}") {
+            if Self.isPlaceholder(segment) {
                 guard !part.isEmpty else { return nil }
                 captured[String(segment.dropFirst().dropLast())] = String(part)
             } else if segment != part {

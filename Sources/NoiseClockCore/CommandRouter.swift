@@ -63,7 +63,7 @@ public struct CommandRouter: Sendable {
     }
 
     private mutating func append(_ route: Route) {
-        if route.pattern.segments.contains(where: { $0.hasPrefix("{") && $0.hasSuffix("}") }) {
+        if route.pattern.hasPlaceholders {
             placeholderRoutes.append(routes.count)
         } else if literalRoutes[route.pattern.description] == nil {
             literalRoutes[route.pattern.description] = routes.count
