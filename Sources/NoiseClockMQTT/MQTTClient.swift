@@ -244,6 +244,14 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         }
     }
 
+    public func publishNow(_ message: MQTTMessage) {
+        publish(message)
+        guard loop.inLoop else { return }
+        // Queued behind others: the queue goes to libmosquitto now, then everything to the socket.
+        finishTurn(MOSQ_ERR_SUCCESS.rawValue)
+        endTurn()
+    }
+
     public func republishRetained() {
         let latest = state.withLock { state in state.retainedOrder.compactMap { state.retained[$0] } }
         for message in latest { publish(message) }

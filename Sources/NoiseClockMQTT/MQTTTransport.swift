@@ -39,12 +39,17 @@ public enum MQTTConnectionEvent: Sendable, Hashable {
 extension MQTTTransport {
     public func waitForRoom() async {}
     public var hasRoom: Bool { true }
+    public func publishNow(_ message: MQTTMessage) { publish(message) }
 }
 
 /// What the node needs of an MQTT client, so services can be tested with a fake.
 public protocol MQTTTransport: Sendable {
     /// Queues a message and returns at once, connected or not (see `MQTTClient` for the queue's limits).
     func publish(_ message: MQTTMessage)
+    /// `publish`, written to the socket at once when called on the loop thread, with what the turn
+    /// handed over before it, instead of at the turn's end: for a message a subscriber times
+    /// something by (an alarm's `alarm_ringing`), which then does not wait for the rest of the turn.
+    func publishNow(_ message: MQTTMessage)
     /// Adds subscriptions, kept and restored after every reconnect.
     func subscribe(_ filters: [String])
     /// Hands every message from the broker on the subscribed topics to `handler`, on the node's

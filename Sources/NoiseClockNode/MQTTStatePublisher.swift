@@ -13,6 +13,10 @@ import NoiseClockMQTT
 /// not queued for an offline persistent session) gets a whole new value within the minute. The
 /// other states change only on an event (an alarm, a setting, the battery) and may not be sent
 /// again for hours, so they keep QoS 1, and so do events, which are not retained.
+///
+/// An event is written at once (`publishNow`), not at the end of the node's turn: subscribers time
+/// a ring by its event, and the turn that rings goes on to start the tone and publish the alarm
+/// topics. Events are few, so the extra TCP segment they may cost is nothing.
 public struct MQTTStatePublisher: Sendable {
     /// Hub topics published at each minute boundary (or second) as well as on a change: `clock`
     /// (ClockService) and `alarm/next` (its `in_s`, AlarmScheduler).
@@ -37,7 +41,7 @@ public struct MQTTStatePublisher: Sendable {
             transport.publish(
                 MQTTMessage(topic: "\(topics.node)/\(topic)", payload: value.serializedBytes, qos: Self.qos(ofState: topic), retain: true))
         case .event(let event):
-            transport.publish(MQTTMessage(topic: topics.event, payload: event.serializedBytes, qos: 1))
+            transport.publishNow(MQTTMessage(topic: topics.event, payload: event.serializedBytes, qos: 1))
         }
     }
 }

@@ -231,6 +231,33 @@ struct MQTTClientTests {
         #expect((turns[1] ?? -1) >= 4, "\(turns[1] ?? -1) turns for 5 QoS 1 publishes")
     }
 
+    @Test("publish on the loop thread is written at the turn's end; publishNow is written at once, with what the turn handed over before it")
+    func publishNowWritesAtOnce() async throws {
+        let broker = try ScriptedBroker()
+        defer { broker.close() }
+        let client = try makeClient(port: broker.port)
+        try await withConnected(client) { _ in
+            let before = broker.packets(3).count
+            // One turn of the loop, held until the broker has read the publishes (or 10 s): nothing
+            // but this turn's end writes to the socket while it runs.
+            let seen: (afterPublish: Int, afterPublishNow: Int) = await withCheckedContinuation { continuation in
+                client.loop.execute {
+                    func published(within limit: Duration) -> Int {
+                        let deadline = ContinuousClock.now + limit
+                        while broker.packets(3).count - before < 2, ContinuousClock.now < deadline { usleep(1_000) }
+                        return broker.packets(3).count - before
+                    }
+                    client.publish(MQTTMessage(topic: "test/now", text: "kept for the turn's end"))
+                    let afterPublish = published(within: .milliseconds(300))
+                    client.publishNow(MQTTMessage(topic: "test/now", text: "at once"))
+                    continuation.resume(returning: (afterPublish, published(within: .seconds(10))))
+                }
+            }
+            #expect(seen.afterPublish == 0, "publish wrote before the turn ended")
+            #expect(seen.afterPublishNow == 2, "publishNow wrote \(seen.afterPublishNow) of the turn's 2 publishes at once")
+        }
+    }
+
     @Test("a PINGREQ left unanswered for a keepalive ends the connection (a disconnected event), and the client connects again")
     func unansweredPing() async throws {
         let broker = try ScriptedBroker(answersPings: false)

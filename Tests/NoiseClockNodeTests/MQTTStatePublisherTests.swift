@@ -27,7 +27,7 @@ struct MQTTStatePublisherTests {
 
 @Suite("The MQTT publisher's QoS")
 struct MQTTStatePublisherQoSTests {
-    @Test("B/clock and B/alarm/next, sent again every minute, go at QoS 0; every other state and every event at QoS 1, all states retained")
+    @Test("B/clock and B/alarm/next, sent again every minute, go at QoS 0; every other state and every event at QoS 1, all states retained; events are written at once")
     func qualityOfService() async throws {
         let f = try await AlarmFixture()
         try await f.add(#"{"time":"07:30","days":["mon","tue"]}"#)
@@ -47,6 +47,8 @@ struct MQTTStatePublisherQoSTests {
         let events = f.transport.published(on: f.topics.event)
         #expect(!events.isEmpty)
         #expect(events.allSatisfy { $0.qos == 1 && !$0.retain })
+        // Events are written at once (subscribers time a ring by its event), states at the turn's end.
+        #expect(f.transport.publishedNow == events.map(\.topic), "written at once: \(f.transport.publishedNow)")
         #expect(MQTTStatePublisher.qos(ofState: "alarm/state") == 1 && MQTTStatePublisher.qos(ofState: "clock") == 0)
     }
 }

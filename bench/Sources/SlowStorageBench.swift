@@ -88,13 +88,29 @@ func slowStorageRow(brokerPort: Int) async throws -> Row {
     }
     let settle = ContinuousClock.now + .seconds(10)
     while client.answeredCount(stored.map(\.0)) < stored.count, ContinuousClock.now < settle { try await Task.sleep(for: .milliseconds(100)) }
-    let lateness = StampedSubscriber.lateness(try await stamps.finish(), field: "fires_at") { $0.payload["event"] == "alarm_ringing" }
+    let stamped = try await stamps.finish()
+    let lateness = StampedSubscriber.lateness(stamped, field: "fires_at") { $0.payload["event"] == "alarm_ringing" }
     func latencies(_ sent: [(String, ContinuousClock.Instant)]) -> [Double] {
         sent.compactMap { correlation, at in client.arrival(correlation).map { ms($0 - at) } }
     }
     let storedLatency = latencies(stored)
     let storedOK = stored.filter { client.answer($0.0)?["status"] == "ok" }.count
     let pingLatency = latencies(pings)
+    // Where the time goes: each minute's rings in the order they arrived, and the slowest pings
+    // with how far they were sent from the nearest ring.
+    let rings = stamped.filter { $0.payload["event"] == "alarm_ringing" }
+    let ringLines = Dictionary(grouping: zip(rings, lateness), by: { $0.0.payload["fires_at"]?.stringValue ?? "" })
+        .sorted { $0.key < $1.key }
+        .map { minute, group in group.map { "\($0.0.topic.split(separator: "/").dropFirst().first ?? "") \(f($0.1, 1))" }.joined(separator: ", ") }
+    progress("slow storage: rings late (ms), by minute in arrival order: \(ringLines.joined(separator: " | "))")
+    let nowWall = Date().timeIntervalSince1970, nowMono = ContinuousClock.now
+    let slowest = pings.compactMap { correlation, at in client.arrival(correlation).map { (ms($0 - at), at) } }.sorted { $0.0 > $1.0 }.prefix(8)
+    let slowLines = slowest.map { latency, at in
+        let sentWall = nowWall - Double((nowMono - at).components.attoseconds) / 1e18 - Double((nowMono - at).components.seconds)
+        let fromRing = rings.map { ($0.received - sentWall) * 1000 }.min { abs($0) < abs($1) } ?? .nan
+        return "\(f(latency, 1)) ms (sent \(f(-fromRing, 0)) ms from a ring)"
+    }
+    progress("slow storage: slowest pings: \(slowLines.joined(separator: ", "))")
     for (_, process) in nodes { process.signal(SIGTERM) }
     for (_, process) in nodes { _ = await process.waitForExit(timeout: .seconds(5)) }
     await client.stop()

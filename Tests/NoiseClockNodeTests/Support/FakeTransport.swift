@@ -9,6 +9,8 @@ import Synchronization
 final class FakeTransport: MQTTTransport {
     private struct State {
         var published: [MQTTMessage] = []
+        /// The topics of the messages published with `publishNow`, in order.
+        var publishedNow: [String] = []
         var subscriptions: [String] = []
         var connected = false
         var republished = 0
@@ -35,6 +37,16 @@ final class FakeTransport: MQTTTransport {
     func publish(_ message: MQTTMessage) {
         state.withLock { $0.published.append(message) }
     }
+
+    func publishNow(_ message: MQTTMessage) {
+        state.withLock { state in
+            state.published.append(message)
+            state.publishedNow.append(message.topic)
+        }
+    }
+
+    /// The topics of the messages published with `publishNow` (written at once), in order.
+    var publishedNow: [String] { state.withLock { $0.publishedNow } }
 
     /// As the client does: on the node's loop thread, those injected before first.
     func deliver(to handler: @escaping @Sendable (MQTTMessage) -> Void) {
