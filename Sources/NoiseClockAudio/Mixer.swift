@@ -105,6 +105,12 @@ public struct Mixer {
         master.move(to: gain, overFrames: max(frames, Self.minimumRampFrames))
     }
 
+    /// A gain (0 or more) as Q15 fixed point, rounded to nearest. A multiply and a truncating
+    /// conversion: `Float.rounded()` is a call into libm for every sample on x86-64's baseline,
+    /// and a ramp (an alarm's 30 s rise, every fade) renders whole buffers of them at once.
+    @inline(__always)
+    static func q15(_ gain: Float) -> Int32 { Int32(gain * 32_768 + 0.5) }
+
     /// Fills `output` with the next frames of the mix (silence when there is no input).
     public mutating func render(into output: UnsafeMutableBufferPointer<Int16>) {
         let frames = output.count / AudioFormat.channels
@@ -128,16 +134,17 @@ public struct Mixer {
                             for i in 0..<count { sum[i] &+= Int32(part[i]) }
                         } else if gain != 0 {
                             // Fixed point (Q15), rounded to nearest: no float per sample.
-                            let q15 = Int32((gain * 32_768).rounded())
+                            let q15 = Self.q15(gain)
                             for i in 0..<count { sum[i] &+= (Int32(part[i]) &* q15 &+ 16_384) >> 15 }
                         }
                     } else {
+                        // A ramp (a fade, an alarm's rise): the gain moves each frame, still in Q15.
                         for frame in 0..<frames {
-                            let gain = input.gain.advance()
+                            let q15 = Self.q15(input.gain.advance())
                             guard frame < produced else { continue }
                             let base = frame * AudioFormat.channels
-                            sum[base] &+= Int32((Float(part[base]) * gain).rounded())
-                            sum[base + 1] &+= Int32((Float(part[base + 1]) * gain).rounded())
+                            sum[base] &+= (Int32(part[base]) &* q15 &+ 16_384) >> 15
+                            sum[base + 1] &+= (Int32(part[base + 1]) &* q15 &+ 16_384) >> 15
                         }
                     }
                     if produced < frames || (input.removeWhenSilent && input.gain.current == 0) { ended.append(input.id) }
@@ -146,11 +153,13 @@ public struct Mixer {
             if master.isSettled && master.current == 1 {
                 for i in 0..<samples { output[i] = Int16(clamping: sum[i]) }
             } else {
+                // The sum of several inputs can pass 16 bits, so the gain gets 24 bits (Q15 would be
+                // off by up to two steps there) and the products 64, then clipped.
                 for frame in 0..<frames {
-                    let gain = master.advance()
+                    let q24 = Int64(master.advance() * 16_777_216 + 0.5)
                     let base = frame * AudioFormat.channels
-                    output[base] = Int16(clamping: Int32((Float(sum[base]) * gain).rounded()))
-                    output[base + 1] = Int16(clamping: Int32((Float(sum[base + 1]) * gain).rounded()))
+                    output[base] = Int16(clamping: (Int64(sum[base]) &* q24 &+ 8_388_608) >> 24)
+                    output[base + 1] = Int16(clamping: (Int64(sum[base + 1]) &* q24 &+ 8_388_608) >> 24)
                 }
             }
         }

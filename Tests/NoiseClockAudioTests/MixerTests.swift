@@ -33,6 +33,43 @@ struct MixerTests {
         #expect(zip(left, left.dropFirst()).allSatisfy { $1 >= $0 && $1 - $0 <= 30 })
     }
 
+    @Test("during a ramp every sample is the exact product rounded, within one step: an input's fade over samples of every size, and the master's over a sum past 16 bits, which clips instead of wrapping")
+    func rampArithmetic() {
+        let frames = 3_000
+        // Samples over the whole 16-bit range, both channels different.
+        let samples = (0..<frames * 2).map { Int16(truncatingIfNeeded: ($0 &* 7_919) % 65_536 - 32_768) }
+        var mixer = Mixer()
+        mixer.add("a", source: BufferSource(samples: samples), gain: 0.8, fadeInFrames: 2_000)
+        var ramp = GainRamp(0)
+        ramp.move(to: 0.8, overFrames: 2_000)
+        let out = render(&mixer, frames: frames)
+        var worst = 0.0
+        for frame in 0..<frames {
+            let gain = Double(ramp.advance())
+            for channel in 0..<2 {
+                let exact = (Double(samples[frame * 2 + channel]) * gain).rounded()
+                worst = max(worst, abs(Double(out[frame * 2 + channel]) - exact))
+            }
+        }
+        #expect(worst <= 1, "an input's ramp is off by \(worst)")
+
+        var loud = Mixer()
+        for id in ["a", "b", "c", "d"] {
+            loud.add(id, source: BufferSource(samples: constant(30_000, frames: frames)), gain: 1, fadeInFrames: 0, immediate: true)
+        }
+        loud.setMaster(0.2, overFrames: 2_500)
+        var master = GainRamp(1)
+        master.move(to: 0.2, overFrames: 2_500)
+        let mixed = render(&loud, frames: frames)
+        worst = 0
+        for frame in 0..<frames {
+            let exact = min(Double(Int16.max), (120_000 * Double(master.advance())).rounded())
+            worst = max(worst, abs(Double(mixed[frame * 2]) - exact), abs(Double(mixed[frame * 2 + 1]) - exact))
+        }
+        #expect(worst <= 1, "the master's ramp is off by \(worst)")
+        #expect(mixed[0] == Int16.max && mixed[mixed.count - 1] == 24_000)
+    }
+
     @Test("a sum beyond 16 bits saturates at the limit instead of wrapping")
     func saturation() {
         var mixer = Mixer()
