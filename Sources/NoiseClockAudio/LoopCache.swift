@@ -118,6 +118,10 @@ public final class LoopCache: Sendable {
         var kept: [String: DecodedLoop] = [:]
         /// The paths being decoded for them.
         var warming: Set<String> = []
+        /// The estimates of the loops being decoded: counted against the budget from the moment
+        /// a decode is admitted, so sounds started together cannot all pass the check before any
+        /// of their loops exists.
+        var reserved = 0
 
         var wanted: Set<String> { held.values.reduce(into: []) { $0.formUnion($1) } }
     }
@@ -143,13 +147,13 @@ public final class LoopCache: Sendable {
         let (slot, isNew): (LoopSlot?, Bool) = state.withLock { state in
             if let pending = state.pending[key] { return (pending, false) }
             state.entries = state.entries.filter { $0.value.loop != nil }
-            guard memory.current + estimate <= budget else { return (nil, false) }
+            guard admit(estimate, in: &state) else { return (nil, false) }
             let slot = LoopSlot()
             state.pending[key] = slot
             return (slot, true)
         }
         if let slot, isNew {
-            Threads.start(name: "loop decode", background: true) { [self] in decode(path, key: key, into: slot) }
+            Threads.start(name: "loop decode", background: true) { [self] in decode(path, key: key, into: slot, reserved: estimate) }
         }
         return slot
     }
@@ -188,11 +192,16 @@ public final class LoopCache: Sendable {
         guard start else { return }
         Threads.start(name: "loop decode", background: true) { [self] in
             var loop: DecodedLoop?
+            var estimate = 0
             if let decoder = try? MP3Decoder(path: path) {
-                let estimate = decoder.frameCount * (decoder.isMonoFile ? 1 : AudioFormat.channels) * MemoryLayout<Int16>.size
-                if memory.current + estimate <= budget { loop = DecodedLoop.decode(decoder, account: memory) }
+                let size = decoder.frameCount * (decoder.isMonoFile ? 1 : AudioFormat.channels) * MemoryLayout<Int16>.size
+                if state.withLock({ admit(size, in: &$0) }) {
+                    estimate = size
+                    loop = DecodedLoop.decode(decoder, account: memory)
+                }
             }
             state.withLock { state in
+                state.reserved -= estimate
                 state.warming.remove(path)
                 guard let loop else { return }
                 state.entries[key] = Entry(loop: loop)
@@ -203,11 +212,20 @@ public final class LoopCache: Sendable {
         }
     }
 
-    private func decode(_ path: String, key: String, into slot: LoopSlot) {
+    /// Whether a loop of `estimate` bytes fits beside the loops alive and those being decoded;
+    /// if so, it is reserved until its decode ends (under the lock).
+    private func admit(_ estimate: Int, in state: inout State) -> Bool {
+        guard memory.current + state.reserved + estimate <= budget else { return false }
+        state.reserved += estimate
+        return true
+    }
+
+    private func decode(_ path: String, key: String, into slot: LoopSlot, reserved: Int) {
         let loop = DecodedLoop.decode(path, account: memory)
         // Filled before the entry is made, so the slot's source holds the loop alive from the start.
         if let loop { slot.fill(loop) }
         state.withLock { state in
+            state.reserved -= reserved
             state.pending[key] = nil
             guard let loop else { return }
             state.entries[key] = Entry(loop: loop)

@@ -117,6 +117,27 @@ struct LoopCacheTests {
         }
     }
 
+    @Test("loops started together count against the budget while they decode: of two that do not fit together, only the first is decoded ahead")
+    func budgetWhileDecoding() async throws {
+        try await withTemporaryDirectory { directory in
+            let first = "\(directory)/a.mp3", second = "\(directory)/b.mp3"
+            try await makeMP3(sine(seconds: 0.5), channels: 1, at: first)
+            try await makeMP3(sine(seconds: 0.5, frequency: 660), channels: 1, at: second)
+            let frames = try MP3Decoder(path: first).frameCount
+            let cache = LoopCache(budget: frames * 3)  // one mono loop and a half
+            // Back to back: the first is still decoding (nothing of it alive yet) when the second asks.
+            let playing = try #require(cache.decodeAhead(first, frames: frames, mono: true))
+            #expect(cache.decodeAhead(second, frames: frames, mono: true) == nil)
+            #expect(await eventually(timeout: backgroundDecodeTimeout) { playing.loop != nil })
+            #expect(cache.memory.current == frames * 2)
+            // Held files wait for the budget the same way: nothing more fits beside the first.
+            cache.hold([second], for: "alarms")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(cache.loop(second) == nil && cache.memory.current == frames * 2)
+            withExtendedLifetime(playing) {}
+        }
+    }
+
     @Test("held files are decoded ahead and kept while any owner holds them; let go, their memory goes; over the budget, none is kept")
     func hold() async throws {
         try await withTemporaryDirectory { directory in

@@ -650,7 +650,9 @@ if runs("noise"), noiseSeconds > 0, let pulse = try? await PulseSink() {
         for extra in ["pink-noise", "brown-noise", "fan-white-noise-heater"] { _ = await send("noise/add", extra) }
         try await Task.sleep(for: .seconds(3))
         four.append(try await CountWindow.over(noiseSeconds, pid: playing.pid))
-        anonymous = max(anonymous, procStatus(playing.pid, "RssAnon"))
+        let roundAnonymous = procStatus(playing.pid, "RssAnon")
+        anonymous = max(anonymous, roundAnonymous)
+        progress("noise round \(round): RssAnon \(f(roundAnonymous, 1)) MB with four sounds")
         _ = await send("noise/stop", "")
         try await Task.sleep(for: .seconds(2))
         reference.append(try await baseline())
