@@ -66,8 +66,10 @@ struct BrokerRestartTests {
                         while !Task.isCancelled {
                             count += 1
                             let correlation = "ping-\(count)"
-                            sent.add(correlation)
+                            // Stamped once handed to the client, so a ping stamped before a fence's
+                            // send is queued ahead of the fence.
                             load.send(topics.command("ping"), "", correlation: correlation)
+                            sent.add(correlation)
                             try? await Task.sleep(for: .milliseconds(20))
                         }
                     }
@@ -99,6 +101,15 @@ struct BrokerRestartTests {
                     }
                     #expect(await answered("check-start", within: .seconds(5)))
 
+                    /// A ping of its own, answered: every ping handed to the client before it was sent
+                    /// has been answered too (one connection each way, pings answered in order), so a
+                    /// steady window ends at the instant the fence was sent. Returns that instant.
+                    func fence(_ correlation: String) async throws -> ContinuousClock.Instant {
+                        let at = ContinuousClock.now
+                        try #require(await answered(correlation, within: .seconds(5)), "\(correlation): no answer while connected")
+                        return at
+                    }
+
                     // Downtimes that land between the node's attempts (at 1, 3, 7 s after the loss), so that
                     // some restarts are caught by the first attempt and others by the second or third.
                     let downtimes: [Duration] = [
@@ -110,8 +121,8 @@ struct BrokerRestartTests {
                         topics.alarmState, topics.noise,
                     ]
                     var reconnects: [(down: Duration, back: Duration, bound: Duration)] = []
-                    // Pings sent while broker and node were both up (from a confirmed answer until 250 ms
-                    // before the next kill): every one of these must be answered.
+                    // Pings sent while broker and node were both up (from a confirmed answer until a fence
+                    // answered before the next kill): every one of these must be answered.
                     var steady: [(from: ContinuousClock.Instant, to: ContinuousClock.Instant)] = []
                     var steadyFrom = ContinuousClock.now
 
@@ -119,8 +130,8 @@ struct BrokerRestartTests {
                         let restart = index + 1
                         // A second of steady load before each kill.
                         try await Task.sleep(for: .seconds(1))
+                        steady.append((steadyFrom, try await fence("fence-\(restart)")))
                         let killed = ContinuousClock.now
-                        steady.append((steadyFrom, killed - .milliseconds(250)))
                         await broker.kill()
                         try await Task.sleep(for: downtime)
                         // The broker takes connections somewhere between `starting` and `up` (its start can
@@ -168,8 +179,7 @@ struct BrokerRestartTests {
                         // One more alarm under load before the next kill.
                         try await addAlarm()
                     }
-                    try await Task.sleep(for: .milliseconds(300))
-                    steady.append((steadyFrom, ContinuousClock.now - .milliseconds(250)))
+                    steady.append((steadyFrom, try await fence("fence-end")))
                     pinger.cancel()
                     try await Task.sleep(for: .seconds(1))
 
@@ -188,7 +198,7 @@ struct BrokerRestartTests {
 
                     let pings = sent.all
                     let answeredCount = load.answeredCount(pings.map(\.correlation))
-                    let steadyPings = pings.filter { ping in steady.contains { ping.at >= $0.from && ping.at <= $0.to } }
+                    let steadyPings = pings.filter { ping in steady.contains { ping.at >= $0.from && ping.at < $0.to } }
                     let steadyAnswered = load.answeredCount(steadyPings.map(\.correlation))
                     let unansweredSteady = steadyPings.filter { load.answer($0.correlation) == nil }.map(\.correlation)
                     print("BrokerRestartTests: reconnect after each restart (broker down → broker up → node online seen; the backoff's next attempt, checked with 2 s of slack for a fresh client and a loaded machine):")
