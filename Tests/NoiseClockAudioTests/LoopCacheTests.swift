@@ -95,13 +95,19 @@ struct LoopCacheTests {
         }
     }
 
-    @Test("a loop that would take the loops alive over the budget is not decoded ahead, until one of them stops")
-    func budget() async throws {
+    /// Two half-second mono MP3s of the same length in a temporary folder, and their frame count.
+    private func withTwoMonoLoops(_ body: (String, String, Int) async throws -> Void) async throws {
         try await withTemporaryDirectory { directory in
             let first = "\(directory)/a.mp3", second = "\(directory)/b.mp3"
             try await makeMP3(sine(seconds: 0.5), channels: 1, at: first)
             try await makeMP3(sine(seconds: 0.5, frequency: 660), channels: 1, at: second)
-            let frames = try MP3Decoder(path: first).frameCount
+            try await body(first, second, try MP3Decoder(path: first).frameCount)
+        }
+    }
+
+    @Test("a loop that would take the loops alive over the budget is not decoded ahead, until one of them stops")
+    func budget() async throws {
+        try await withTwoMonoLoops { first, second, frames in
             #expect(LoopCache(budget: frames * 4 - 1).decodeAhead(first, frames: frames) == nil, "a stereo estimate")
             let cache = LoopCache(budget: frames * 3)  // one mono loop and a half
             do {
@@ -119,11 +125,7 @@ struct LoopCacheTests {
 
     @Test("loops started together count against the budget while they decode: of two that do not fit together, only the first is decoded ahead")
     func budgetWhileDecoding() async throws {
-        try await withTemporaryDirectory { directory in
-            let first = "\(directory)/a.mp3", second = "\(directory)/b.mp3"
-            try await makeMP3(sine(seconds: 0.5), channels: 1, at: first)
-            try await makeMP3(sine(seconds: 0.5, frequency: 660), channels: 1, at: second)
-            let frames = try MP3Decoder(path: first).frameCount
+        try await withTwoMonoLoops { first, second, frames in
             let cache = LoopCache(budget: frames * 3)  // one mono loop and a half
             // Back to back: the first is still decoding (nothing of it alive yet) when the second asks.
             let playing = try #require(cache.decodeAhead(first, frames: frames, mono: true))
