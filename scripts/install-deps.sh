@@ -16,6 +16,7 @@ packages=(
   openssl                                        # certificates for the TLS tests
   procps                                         # pgrep/ps for tests and benchmarks
   faketime                                       # tests: a node process whose wall clock jumps (libfaketime)
+  python3-venv                                   # tests: the holiday rules' reference (PyPI holidays) in a venv
   chromium chromium-driver python3-selenium      # tests: the clock face in a real headless browser
   cog wpewebkit-driver                           # tests: the clock face in WPE WebKit (the small boards' kiosk)
   debhelper dpkg-dev lintian fakeroot            # make deb: the Debian package and its checks

@@ -139,3 +139,17 @@ export function left(targetMs, fromMs = now()) {
   if (total < 60) return t("left.min", { count: total });
   return t("left.h_min", { h: Math.floor(total / 60), m: total % 60 });
 }
+
+/** "Fri 25 Dec" / "Fr, 25. Dez." for a date "YYYY-MM-DD" or an ISO instant (read in the node's zone). */
+export function formatDate(text) {
+  let p;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
+    const [year, month, day] = text.split("-").map(Number);
+    p = { month, day, weekday: WEEKDAY_KEYS[new Date(Date.UTC(year, month - 1, day)).getUTCDay()] };
+  } else {
+    const ms = Date.parse(text);
+    if (Number.isNaN(ms)) return "";
+    p = parts(ms);
+  }
+  return t("date.short", { weekday: t("day." + p.weekday), day: p.day, month: t("month." + p.month) });
+}

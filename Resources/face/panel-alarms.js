@@ -5,7 +5,7 @@
 import { t } from "./i18n.js";
 import { h, icon } from "./dom.js";
 import { store, clockSettings } from "./store.js";
-import { formatHM, relative } from "./nodetime.js";
+import { formatHM, relative, formatDate } from "./nodetime.js";
 import { toggle, segmented, slider, field, section, timePicker, iconButton } from "./widgets.js";
 import { errorText } from "./panel-noise.js";
 
@@ -13,7 +13,16 @@ const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 const SNOOZE = [5, 7, 8, 9, 10, 15, 20];
 const FADE = [0, 10, 30, 60, 120];
 const TIMEOUT = [5, 10, 15, 20, 30];
-const DEFAULTS = { time: "07:00", days: [], label: "", enabled: true, sound: "", volume: 80, snooze_min: 9, fade_in_s: 30, ring_timeout_min: 10 };
+const DEFAULTS = { time: "07:00", days: [], label: "", enabled: true, sound: "", volume: 80, snooze_min: 9, fade_in_s: 30, ring_timeout_min: 10, skip_holidays: false };
+
+/** "Skips Fri 25 Dec, Christmas Day" for the holiday or day off an alarm keeps quiet on next. */
+function skipText(skip) {
+  if (!skip) return "";
+  const date = formatDate(skip.fires_at);
+  if (skip.reason === "holiday") return t("alarms.skips_holiday", { date, name: skip.name || "" });
+  if (skip.reason === "day_off") return t("alarms.skips_day_off", { date });
+  return "";
+}
 
 /** "Never", "Every day", "Weekdays", "Weekends" or "Mon, Wed". */
 export function repeatText(days) {
@@ -60,7 +69,7 @@ export class AlarmsPanel {
       if (topics?.has("sounds")) this.renderSounds?.();
       return;
     }
-    if (!topics || ["alarms", "alarm/next", "minute", "settings", "connection"].some((x) => topics.has(x))) this.renderList();
+    if (!topics || ["alarms", "alarm/next", "minute", "settings", "connection", "holidays"].some((x) => topics.has(x))) this.renderList();
   }
 
   async send(verb, payload) {
@@ -104,13 +113,17 @@ export class AlarmsPanel {
     const time = timeText(a.time);
     const label = a.label || t("label.alarm");
     const next = a.enabled && a.next_fire ? relative(Date.parse(a.next_fire)) : "";
-    const nextText = !a.enabled ? t("alarms.off") : a.skip_next ? t("alarms.skipped", { relative: next }) : next;
+    const onVacation = a.enabled && a.next_skip?.reason === "vacation" && !a.skip_next;
+    const nextText = !a.enabled ? t("alarms.off") : a.skip_next ? t("alarms.skipped", { relative: next })
+      : onVacation ? t("alarms.vacation", { relative: next }) : next;
+    const skips = a.enabled ? skipText(a.next_skip) : "";
     const [clock, ampm] = time.split(" ");
     const edit = h("button", { type: "button", class: "row-btn", dataset: { key: "edit-" + a.id },
       "aria-label": t("alarms.edit", { label, time }), onclick: () => this.edit(a) },
     h("span", { class: "alarm-time" }, clock, ampm ? h("small", { text: ampm }) : null),
     h("span", { class: "alarm-meta", text: t("alarms.meta", { label, repeat: repeatText(a.days) }) }),
-    nextText ? h("span", { class: "alarm-next", text: nextText }) : null);
+    nextText ? h("span", { class: "alarm-next", text: nextText }) : null,
+    skips ? h("span", { class: "alarm-skip", text: skips }) : null);
     const sw = toggle("", a.enabled, (on) => this.send(on ? "alarm/enable" : "alarm/disable", { id: a.id }),
       { "aria-label": t("alarms.toggle", { label, time }), dataset: { key: "switch-" + a.id } });
     return h("div", { class: "alarm-row" + (a.enabled ? "" : " off") }, edit, sw);
@@ -119,7 +132,8 @@ export class AlarmsPanel {
   // --- editor
 
   edit(alarm, kept = null) {
-    const draft = kept || { ...DEFAULTS, sound: defaultSound(), ...(alarm || {}) };
+    const wakeDefaults = { skip_holidays: !!store.state.settings?.wake?.skip_holidays };
+    const draft = kept || { ...DEFAULTS, ...wakeDefaults, sound: defaultSound(), ...(alarm || {}) };
     draft.days = [...(draft.days || [])];
     this.source = alarm;
     this.editing = draft;
@@ -173,6 +187,8 @@ export class AlarmsPanel {
 
     const enabled = toggle(t("editor.enabled"), draft.enabled, (on) => change({ enabled: on }));
     this.fields.enabled = { showError: () => {} };
+    const skipHolidays = toggle(t("editor.skip_holidays"), draft.skip_holidays, (on) => change({ skip_holidays: on }));
+    this.fields.skip_holidays = { showError: () => {} };
     const volume = slider(t("editor.volume"), { value: draft.volume, format: (v) => t("settings.percent", { value: v }), onInput: (v) => change({ volume: v }) });
     this.fields.volume = volume;
 
@@ -207,7 +223,7 @@ export class AlarmsPanel {
       section(null,
         f("days", t("editor.repeat"), h("div", {}, days, repeatDesc)),
         f("label", t("editor.label"), label),
-        enabled),
+        enabled, skipHolidays),
       section(t("editor.sound"), f("sound", t("editor.sound"), this.soundList), volume),
       section(null,
         f("snooze_min", t("editor.snooze"), choice("snooze", SNOOZE, (v) => t("unit.min", { count: v }))),
@@ -225,6 +241,7 @@ export class AlarmsPanel {
     const payload = {
       time: d.time, days: d.days, label: d.label.trim(), enabled: d.enabled, sound: d.sound,
       volume: d.volume, snooze_min: d.snooze_min, fade_in_s: d.fade_in_s, ring_timeout_min: d.ring_timeout_min,
+      skip_holidays: !!d.skip_holidays,
     };
     if (!payload.sound) delete payload.sound;
     if (!payload.label) delete payload.label; // the node's default label, in its language

@@ -2,12 +2,12 @@
 // shows at once, here and on the face behind, and is sent to the node a moment later); night.
 
 import { t } from "./i18n.js";
-import { h } from "./dom.js";
+import { h, icon } from "./dom.js";
 import { store, emit, merge, face, clockSettings, subscribe } from "./store.js";
 import { command } from "./connection.js";
 import { TimeView, fontStack } from "./timeview.js";
-import { parts, formatInstant } from "./nodetime.js";
-import { toggle, setToggle, segmented, setSegmented, slider, field, section, timePicker } from "./widgets.js";
+import { parts, formatInstant, formatDate } from "./nodetime.js";
+import { toggle, setToggle, segmented, setSegmented, slider, field, section, timePicker, iconButton } from "./widgets.js";
 import { errorText } from "./panel-noise.js";
 
 // --- live preview of settings.face
@@ -184,6 +184,11 @@ export class SettingsPanel {
     this.fields.language.firstChild.hidden = true; // the section's title names it
     this.fields["night.brightness"] = c.nightBrightness;
 
+    // Days off (settings.wake): the default for new alarms, a vacation, days off, the next holidays.
+    c.skipHolidays = toggle(t("settings.wake.skip_holidays"), !!store.state.settings?.wake?.skip_holidays,
+      (on) => this.send({ wake: { skip_holidays: on } }, "wake.skip_holidays"));
+    this.daysOffBox = h("div", {});
+
     body.append(
       section(t("settings.clock"), field(t("settings.format"), c.format, "time_format"), c.seconds, tz),
       section(t("settings.style"), this.previewBox, this.fields.theme, this.customRow, c.random, this.fields.font, c.weight, c.size,
@@ -193,7 +198,9 @@ export class SettingsPanel {
         when("end", "sunrise", t("settings.night.sunrise")), field(t("settings.night.theme"), c.nightTheme, "night.theme"),
         c.nightBrightness, c.dayBrightness),
       section(t("settings.language"), this.fields.language),
+      section(t("settings.days_off"), c.skipHolidays, this.daysOffBox),
     );
+    this.renderDaysOff();
     this.renderCustom();
     this.renderPreview();
   }
@@ -217,6 +224,46 @@ export class SettingsPanel {
     if (!topics) return;
     if (topics.has("preview") || topics.has("settings") || topics.has("minute") || topics.has("clock")) this.renderPreview();
     if (topics.has("settings") && !store.facePreview) this.sync();
+    if (topics.has("settings") || topics.has("holidays")) this.renderDaysOff();
+  }
+
+  /** The vacation, the days off (each removable) and the next public holidays. */
+  renderDaysOff() {
+    const box = this.daysOffBox;
+    if (!box || box.contains(document.activeElement) && document.activeElement.tagName === "INPUT") return;
+    const wake = store.state.settings?.wake || {};
+    const vacationInput = h("input", { class: "input", type: "date", value: wake.vacation_until || "", "aria-label": t("settings.vacation") });
+    const vacation = field(t("settings.vacation"), h("div", {},
+      h("div", { class: "date-row" }, vacationInput,
+        h("button", { type: "button", class: "btn", onclick: async () => {
+          if (!vacationInput.value) return;
+          vacation.showError("");
+          const r = await this.ctx.command("vacation", { until: vacationInput.value });
+          if (r.status !== "ok") vacation.showError(r.error?.message || errorText(r));
+        } }, icon("check"), t("settings.vacation.set")),
+        wake.vacation_until ? h("button", { type: "button", class: "btn", onclick: () => this.ctx.command("vacation", { until: null }) },
+          icon("close"), t("settings.vacation.end")) : null),
+      h("p", { class: "hint", text: t("settings.vacation.hint") })), "vacation");
+    const addInput = h("input", { class: "input", type: "date", "aria-label": t("settings.days_off.add") });
+    const days = (wake.days_off || []).map((d) => h("span", { class: "day-chip" }, formatDate(d),
+      iconButton("close", t("settings.days_off.remove", { date: formatDate(d) }), () => this.ctx.command("wake/days_off", { remove: [d] }))));
+    const daysOff = field(t("settings.days_off.list"), h("div", {},
+      h("div", { class: "date-row" }, addInput,
+        h("button", { type: "button", class: "btn", onclick: async () => {
+          if (!addInput.value) return;
+          daysOff.showError("");
+          const r = await this.ctx.command("wake/days_off", { add: [addInput.value] });
+          if (r.status !== "ok") daysOff.showError(r.error?.message || errorText(r));
+        } }, icon("plus"), t("settings.days_off.add"))),
+      days.length ? h("div", { class: "day-list" }, days) : h("p", { class: "hint", text: t("settings.days_off.none") }),
+      h("p", { class: "hint", text: t("settings.days_off.hint") })), "days_off");
+    const holidays = store.state.holidays;
+    const upcoming = (holidays?.days || []).filter((d) => d.kind === "holiday").slice(0, 4);
+    const next = holidays?.country
+      ? field(t("settings.holidays.next"), h("ul", { class: "holiday-list" },
+        upcoming.map((d) => h("li", { text: `${formatDate(d.date)} · ${d.name}` }))))
+      : h("p", { class: "hint", text: t("settings.holidays.none") });
+    box.replaceChildren(vacation, daysOff, next);
   }
 
   /** Brings the controls in line with settings changed elsewhere (MQTT, Home Assistant). */
@@ -227,6 +274,7 @@ export class SettingsPanel {
     setSegmented(c.format, cs.timeFormat);
     setSegmented(c.language, store.state.settings?.language);
     setToggle(c.seconds, cs.showSeconds);
+    setToggle(c.skipHolidays, !!store.state.settings?.wake?.skip_holidays);
     setSegmented(c.theme, f.theme);
     setSegmented(c.font, f.font);
     setToggle(c.random, f.random_color);

@@ -76,11 +76,13 @@ public struct Alarm: Sendable, Hashable, Identifiable {
     public var ringTimeoutMinutes: Int
     /// The local date (`YYYY-MM-DD`) of an occurrence to skip, or nil.
     public var skipNext: String?
+    /// Keeps quiet on public holidays and days off (SPEC §12).
+    public var skipHolidays: Bool
 
     public init(
         id: String, time: AlarmTime, days: Set<Weekday> = [], label: String = "Alarm", enabled: Bool = true,
         sound: String, volume: Int = 80, snoozeMinutes: Int = 9, fadeInSeconds: Int = 30, ringTimeoutMinutes: Int = 10,
-        skipNext: String? = nil
+        skipNext: String? = nil, skipHolidays: Bool = false
     ) {
         self.id = id
         self.time = time
@@ -93,6 +95,7 @@ public struct Alarm: Sendable, Hashable, Identifiable {
         self.fadeInSeconds = fadeInSeconds
         self.ringTimeoutMinutes = ringTimeoutMinutes
         self.skipNext = skipNext
+        self.skipHolidays = skipHolidays
     }
 
     public var isOneShot: Bool { days.isEmpty }
@@ -104,32 +107,61 @@ public struct Alarm: Sendable, Hashable, Identifiable {
             "label": .string(label), "enabled": .bool(enabled), "sound": .string(sound),
             "volume": .number(Double(volume)), "snooze_min": .number(Double(snoozeMinutes)),
             "fade_in_s": .number(Double(fadeInSeconds)), "ring_timeout_min": .number(Double(ringTimeoutMinutes)),
-            "skip_next": skipNext.map { .string($0) } ?? .null, "next_fire": nextFire.map { .string($0) } ?? .null,
+            "skip_next": skipNext.map { .string($0) } ?? .null, "skip_holidays": .bool(skipHolidays), "next_fire": nextFire.map { .string($0) } ?? .null,
         ]
     }
 }
 
 /// When alarms fire: the next occurrence, with SPEC §3's daylight-saving policy.
 public enum AlarmSchedule {
-    /// The first occurrence of `alarm` strictly after `instant`, or nil when it is disabled.
+    /// The first occurrence of `alarm` strictly after `instant` that rings (not skipped by
+    /// `skip_next` or `daysOff`), or nil when it is disabled.
     ///
     /// A time that does not exist that day (inside a spring-forward gap) fires that day shifted
     /// forward by the gap (02:30 → 03:30 in Europe/Berlin); a time that occurs twice fires once,
-    /// at its first occurrence. A skipped date is passed over. Never more than 8 days ahead.
-    public static func nextFire(of alarm: Alarm, after instant: Date, in zone: Zone) -> Date? {
-        guard alarm.enabled else { return nil }
+    /// at its first occurrence. Never more than 8 ringing days ahead (a vacation or a run of days
+    /// off makes the look longer, by the days it skips, up to two years).
+    public static func nextFire(of alarm: Alarm, after instant: Date, in zone: Zone, daysOff: DaysOff = .none) -> Date? {
+        occurrences(of: alarm, after: instant, in: zone, daysOff: daysOff).first { $0.skip == nil }?.instant
+    }
+
+    /// The next occurrence of `alarm` after `instant` that is skipped, and why (the face's alarm
+    /// list: "skips Mon 25 Dec, Christmas Day"), looking at most `days` ahead.
+    public static func nextSkip(of alarm: Alarm, after instant: Date, in zone: Zone, daysOff: DaysOff, days: Int = 366) -> (instant: Date, skip: Skip)? {
+        guard let first = occurrences(of: alarm, after: instant, in: zone, daysOff: daysOff, days: days).first(where: { $0.skip != nil }),
+              let skip = first.skip
+        else { return nil }
+        return (first.instant, skip)
+    }
+
+    /// The occurrences of `alarm` after `instant`, in order, each with why it is skipped (nil: it
+    /// rings): up to the first that rings, looking 8 days past the last skipped one (two years at
+    /// most); or, with `days`, every one in that many days, none later than `until`.
+    static func occurrences(
+        of alarm: Alarm, after instant: Date, in zone: Zone, daysOff: DaysOff, days: Int? = nil, until: Date? = nil
+    ) -> [(instant: Date, skip: Skip?)] {
+        guard alarm.enabled else { return [] }
         let today = LocalTime(instant, in: zone).date.daysSinceEpoch
-        for offset in Int64(0)...8 {
+        var found: [(instant: Date, skip: Skip?)] = []
+        var horizon = Int64(days ?? 8)
+        var offset = Int64(0)
+        while offset <= horizon, offset <= 731 {
+            defer { offset += 1 }
             let day = CivilDate(daysSinceEpoch: today + offset)
             if !alarm.days.isEmpty {
                 guard let weekday = Weekday(calendarWeekday: day.weekday + 1), alarm.days.contains(weekday) else { continue }
             }
-            if let skip = alarm.skipNext, skip == day.iso { continue }
             let fire = occurrence(of: alarm.time, on: day, in: zone)
             guard fire > instant else { continue }
-            return fire
+            if let until, fire > until { break }
+            let skip = daysOff.skip(alarm, on: day)
+            found.append((fire, skip))
+            if days == nil {
+                if skip == nil { break }
+                horizon = max(horizon, offset + 8)
+            }
         }
-        return nil
+        return found
     }
 
     /// What the scheduler does about an occurrence that has come.
@@ -138,29 +170,40 @@ public enum AlarmSchedule {
         /// Passed more than the grace period ago (the node was down, or the clock jumped): an
         /// `alarm_missed` event, no sound.
         case missed(Date)
+        /// Kept quiet (a vacation, a holiday, a day off, `skip_next`): an `alarm_skipped` event.
+        case skipped(Date, Skip)
 
         public var instant: Date {
             switch self {
-            case .ring(let date), .missed(let date): date
+            case .ring(let date), .missed(let date), .skipped(let date, _): date
             }
         }
     }
 
     /// The occurrences of `alarm` that have come by `now` and were not handled yet (after
-    /// `lastHandled`, the last one rung or reported; nil: look back at most 8 days from `now`).
-    /// The newest rings if it is at most `grace` old; every other one is missed. An occurrence at
-    /// or before `lastHandled` never comes again, so a wall clock set back rings nothing twice.
-    public static func due(_ alarm: Alarm, lastHandled: Date?, now: Date, grace: TimeInterval, in zone: Zone) -> [Occurrence] {
+    /// `lastHandled`, the last one rung, skipped or reported; nil: look back at most 8 days from
+    /// `now`). The newest ringing one rings if it is at most `grace` old; every other one is missed.
+    /// A skipped one is reported when it is at most `grace` old (older ones pass quietly). An
+    /// occurrence at or before `lastHandled` never comes again, so a wall clock set back rings
+    /// nothing twice.
+    public static func due(_ alarm: Alarm, lastHandled: Date?, now: Date, grace: TimeInterval, in zone: Zone, daysOff: DaysOff = .none) -> [Occurrence] {
         let horizon = now.addingTimeInterval(-8 * 86_400)
-        var cursor = max(lastHandled ?? horizon, horizon)
-        var passed: [Date] = []
-        while let next = nextFire(of: alarm, after: cursor, in: zone), next <= now, passed.count < 16 {
-            passed.append(next)
-            cursor = next
+        let cursor = max(lastHandled ?? horizon, horizon)
+        var passed: [Occurrence] = []
+        for (instant, skip) in occurrences(of: alarm, after: cursor, in: zone, daysOff: daysOff, days: 9, until: now) {
+            guard passed.count < 16 else { break }
+            if let skip {
+                if now.timeIntervalSince(instant) <= grace { passed.append(.skipped(instant, skip)) }
+            } else {
+                passed.append(.missed(instant))
+            }
         }
-        guard let newest = passed.last else { return [] }
-        let earlier = passed.dropLast().map(Occurrence.missed)
-        return earlier + [now.timeIntervalSince(newest) <= grace ? .ring(newest) : .missed(newest)]
+        // The newest that would have rung rings when it is recent enough.
+        if let last = passed.lastIndex(where: { if case .missed = $0 { true } else { false } }),
+           now.timeIntervalSince(passed[last].instant) <= grace {
+            passed[last] = .ring(passed[last].instant)
+        }
+        return passed
     }
 
     /// `YYYY-MM-DD` of the local date of `instant`.
@@ -170,7 +213,7 @@ public enum AlarmSchedule {
 
     /// HH:MM on a local day, resolved by the daylight-saving policy, from the zone's offsets
     /// around it (a time at the very start of a gap, Pacific/Chatham's 02:45, included).
-    static func occurrence(of time: AlarmTime, on day: CivilDate, in zone: Zone) -> Date {
+    public static func occurrence(of time: AlarmTime, on day: CivilDate, in zone: Zone) -> Date {
         // The wall time read as if it were UTC; subtracting an offset gives a real instant.
         let wall = Date(timeIntervalSince1970: Double(day.daysSinceEpoch * 86_400 + Int64(time.hour * 3600 + time.minute * 60)))
         let before = zone.secondsFromGMT(for: wall.addingTimeInterval(-86_400))

@@ -60,15 +60,16 @@ public struct AlarmBook: Sendable, Hashable {
         return alarm
     }
 
-    /// `alarm/skip_next`: passes over the next occurrence of a repeating alarm.
-    public mutating func skipNext(_ id: String, now: Date, in zone: Zone) throws(CommandError) -> Alarm {
+    /// `alarm/skip_next`: passes over the next occurrence of a repeating alarm that would ring
+    /// (one a holiday, a day off or the vacation keeps quiet anyway is not it).
+    public mutating func skipNext(_ id: String, now: Date, in zone: Zone, daysOff: DaysOff = .none) throws(CommandError) -> Alarm {
         var alarm = try alarm(id)
         guard !alarm.isOneShot else {
             throw CommandError(.conflict, "a one-shot alarm cannot skip; disable it instead", field: "id")
         }
         var unskipped = alarm
         unskipped.skipNext = nil
-        guard let next = AlarmSchedule.nextFire(of: unskipped, after: now, in: zone) else {
+        guard let next = AlarmSchedule.nextFire(of: unskipped, after: now, in: zone, daysOff: daysOff) else {
             throw CommandError(.conflict, "alarm \"\(id)\" is disabled", field: "id")
         }
         alarm.skipNext = AlarmSchedule.localDate(of: next, in: zone)

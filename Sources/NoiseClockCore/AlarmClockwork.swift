@@ -60,6 +60,14 @@ public struct AlarmClockwork: Sendable, Hashable {
         public var firesAt: Date
     }
 
+    /// An occurrence kept quiet: reported with `alarm_skipped`.
+    public struct Skipped: Sendable, Hashable {
+        public var alarmID: String
+        public var label: String
+        public var firesAt: Date
+        public var skip: Skip
+    }
+
     /// The result of one look at the clock.
     public struct Step: Sendable, Hashable {
         /// The state after the look: occurrences handled, rings begun or ended, skips that are
@@ -67,6 +75,8 @@ public struct AlarmClockwork: Sendable, Hashable {
         public var state: AlarmState
         /// Occurrences that passed beyond the grace (reported first).
         public var missed: [Missed]
+        /// Occurrences kept quiet (a vacation, a holiday, a day off, `skip_next`).
+        public var skipped: [Skipped]
         /// What happened to the ringing, in order: rings, snoozes over, rings timed out.
         public var outcomes: [Ringing.Outcome]
         public var announcements: [Announcement]
@@ -80,7 +90,7 @@ public struct AlarmClockwork: Sendable, Hashable {
     /// Catches the schedule up to `now`. `previous` is the time of the previous look: a `now`
     /// before it means the wall clock was set back, and a ring or snooze in progress moves back
     /// with it (it keeps what it had left).
-    public func step(_ state: AlarmState, now: Date, previous: Date?, zone: Zone) -> Step {
+    public func step(_ state: AlarmState, now: Date, previous: Date?, zone: Zone, daysOff: DaysOff = .none) -> Step {
         var next = state
         if let previous, now < previous, next.ringing.current != nil || !next.ringing.waiting.isEmpty {
             next.ringing.shift(by: now.timeIntervalSince(previous))
@@ -89,9 +99,10 @@ public struct AlarmClockwork: Sendable, Hashable {
 
         // Occurrences that came due, oldest first (ties by id, so the order never depends on a dictionary).
         var missed: [Missed] = []
+        var skipped: [Skipped] = []
         var outcomes: [Ringing.Outcome] = []
         let due = next.book.alarms.flatMap { alarm in
-            AlarmSchedule.due(alarm, lastHandled: next.book.lastHandled[alarm.id], now: now, grace: grace, in: zone)
+            AlarmSchedule.due(alarm, lastHandled: next.book.lastHandled[alarm.id], now: now, grace: grace, in: zone, daysOff: daysOff)
                 .map { (alarm, $0) }
         }.sorted { ($0.1.instant, $0.0.id) < ($1.1.instant, $1.0.id) }
         for (alarm, occurrence) in due {
@@ -105,13 +116,15 @@ public struct AlarmClockwork: Sendable, Hashable {
             case .missed(let instant):
                 missed.append(Missed(alarmID: alarm.id, label: alarm.label, firesAt: instant))
                 if alarm.isOneShot { _ = try? next.book.setEnabled(alarm.id, false) }
+            case .skipped(let instant, let skip):
+                skipped.append(Skipped(alarmID: alarm.id, label: alarm.label, firesAt: instant, skip: skip))
             }
         }
         // Rings that time out, snoozes that end.
         outcomes += next.ringing.tick(at: now, grace: grace)
         Self.settle(outcomes, in: &next)
 
-        let fires = Self.nextFires(next, now: now, zone: zone)
+        let fires = Self.nextFires(next, now: now, zone: zone, daysOff: daysOff)
         var announcements: [Announcement] = []
         if upcoming > 0 {
             for (id, instant) in fires.sorted(by: { ($0.value, $0.key) < ($1.value, $1.key) })
@@ -127,7 +140,7 @@ public struct AlarmClockwork: Sendable, Hashable {
         let nextMinute = Date(timeIntervalSince1970: ((now.timeIntervalSince1970 / 60).rounded(.down) + 1) * 60)
         let wake = ([next.ringing.nextChange].compactMap { $0 } + fires.values + announceAt)
             .filter { $0 > now }.reduce(nextMinute, min)
-        return Step(state: next, missed: missed, outcomes: outcomes, announcements: announcements, nextFires: fires, wake: wake)
+        return Step(state: next, missed: missed, skipped: skipped, outcomes: outcomes, announcements: announcements, nextFires: fires, wake: wake)
     }
 
     /// After a restart: what was stored goes on (a ring that had not timed out rings again, a
@@ -143,12 +156,12 @@ public struct AlarmClockwork: Sendable, Hashable {
     /// the wall clock is set back, an occurrence that already rang is not shown or rung again). A
     /// one-shot alarm being dealt with (ringing, snoozed or waiting) has none: it switches itself
     /// off when it is over.
-    public static func nextFires(_ state: AlarmState, now: Date, zone: Zone) -> [String: Date] {
+    public static func nextFires(_ state: AlarmState, now: Date, zone: Zone, daysOff: DaysOff = .none) -> [String: Date] {
         let inSession = Set(([state.ringing.current].compactMap { $0 } + state.ringing.waiting).map(\.due.alarmID))
         var fires: [String: Date] = [:]
         for alarm in state.book.alarms where !(alarm.isOneShot && inSession.contains(alarm.id)) {
             let after = max(now, state.book.lastHandled[alarm.id] ?? now)
-            fires[alarm.id] = AlarmSchedule.nextFire(of: alarm, after: after, in: zone)
+            fires[alarm.id] = AlarmSchedule.nextFire(of: alarm, after: after, in: zone, daysOff: daysOff)
         }
         return fires
     }

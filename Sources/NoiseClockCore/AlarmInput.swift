@@ -12,10 +12,12 @@ public struct AlarmFields: Sendable, Hashable {
     public var snoozeMinutes: Int?
     public var fadeInSeconds: Int?
     public var ringTimeoutMinutes: Int?
+    public var skipHolidays: Bool?
 
     public init(
         time: AlarmTime? = nil, label: String? = nil, days: Set<Weekday>? = nil, enabled: Bool? = nil, sound: String? = nil,
-        volume: Int? = nil, snoozeMinutes: Int? = nil, fadeInSeconds: Int? = nil, ringTimeoutMinutes: Int? = nil
+        volume: Int? = nil, snoozeMinutes: Int? = nil, fadeInSeconds: Int? = nil, ringTimeoutMinutes: Int? = nil,
+        skipHolidays: Bool? = nil
     ) {
         self.time = time
         self.label = label
@@ -26,11 +28,12 @@ public struct AlarmFields: Sendable, Hashable {
         self.snoozeMinutes = snoozeMinutes
         self.fadeInSeconds = fadeInSeconds
         self.ringTimeoutMinutes = ringTimeoutMinutes
+        self.skipHolidays = skipHolidays
     }
 
     /// The names `alarm/add` and `alarm/update` accept (besides `id`).
     public static let names: Set<String> = [
-        "time", "label", "days", "enabled", "sound", "volume", "snooze_min", "fade_in_s", "ring_timeout_min",
+        "time", "label", "days", "enabled", "sound", "volume", "snooze_min", "fade_in_s", "ring_timeout_min", "skip_holidays",
     ]
 
     /// Reads and checks every field present; the first bad one is named in the error.
@@ -44,6 +47,7 @@ public struct AlarmFields: Sendable, Hashable {
         if let snooze = try arguments.int("snooze_min", in: 1...60) { snoozeMinutes = try Self.snooze(snooze) }
         fadeInSeconds = try arguments.int("fade_in_s", in: Self.fadeIns)
         ringTimeoutMinutes = try arguments.int("ring_timeout_min", in: Self.ringTimeouts)
+        skipHolidays = try arguments.bool("skip_holidays")
     }
 
     /// `alarm` with the given fields laid over it.
@@ -58,6 +62,7 @@ public struct AlarmFields: Sendable, Hashable {
         if let snoozeMinutes { copy.snoozeMinutes = snoozeMinutes }
         if let fadeInSeconds { copy.fadeInSeconds = fadeInSeconds }
         if let ringTimeoutMinutes { copy.ringTimeoutMinutes = ringTimeoutMinutes }
+        if let skipHolidays { copy.skipHolidays = skipHolidays }
         return copy
     }
 
@@ -175,6 +180,10 @@ extension Alarm {
         if fields.values["fade_in_s"] != nil { fadeInSeconds = try fields.int("fade_in_s", in: AlarmFields.fadeIns) }
         if fields.values["ring_timeout_min"] != nil {
             ringTimeoutMinutes = try fields.int("ring_timeout_min", in: AlarmFields.ringTimeouts)
+        }
+        if let skip = fields.values["skip_holidays"] {
+            guard let on = skip.boolValue else { throw .invalidField("skip_holidays", "must be true or false") }
+            skipHolidays = on
         }
         if let skip = fields.values["skip_next"], skip != .null {
             guard let date = skip.stringValue else { throw .invalidField("skip_next", "must be a date or null") }

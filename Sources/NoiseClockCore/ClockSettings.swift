@@ -19,11 +19,13 @@ public struct ClockSettings: Sendable, Hashable {
     public var meditation: MeditationSettings
     /// The language of the face, Home Assistant's names and default labels (SPEC §11).
     public var language: Language
+    /// Holidays, days off and vacation (SPEC §12).
+    public var wake: WakeSettings
 
     public init(
         timeFormat: TimeFormat = .twentyFourHour, showSeconds: Bool = false, timezone: String = "",
         locale: String = "en_US", publishSeconds: Bool = false, face: FaceStyle = FaceStyle(),
-        meditation: MeditationSettings = MeditationSettings(), language: Language = .en
+        meditation: MeditationSettings = MeditationSettings(), language: Language = .en, wake: WakeSettings = WakeSettings()
     ) {
         self.timeFormat = timeFormat
         self.showSeconds = showSeconds
@@ -33,6 +35,7 @@ public struct ClockSettings: Sendable, Hashable {
         self.face = face
         self.meditation = meditation
         self.language = language
+        self.wake = wake
     }
 
     public var json: JSONValue {
@@ -45,6 +48,7 @@ public struct ClockSettings: Sendable, Hashable {
             "face": face.json,
             "meditation": meditation.json,
             "language": .string(language.rawValue),
+            "wake": wake.json,
         ]
     }
 
@@ -65,6 +69,7 @@ public struct ClockSettings: Sendable, Hashable {
         // Checked when the patch was made; a stored patch that no longer applies leaves the style.
         if let v = patch.face, let style = try? copy.face.applying(v) { copy.face = style }
         if let v = patch.meditation, let meditation = try? copy.meditation.applying(v) { copy.meditation = meditation }
+        if let v = patch.wake, let wake = try? copy.wake.applying(v) { copy.wake = wake }
         return copy
     }
 }
@@ -81,11 +86,13 @@ public struct SettingsPatch: Sendable, Hashable {
     /// A partial `settings.meditation` object, already checked against `MeditationSettings.applying`.
     public var meditation: [String: JSONValue]?
     public var language: Language?
+    /// A partial `settings.wake` object, already checked against `WakeSettings.applying`.
+    public var wake: [String: JSONValue]?
 
     public init(
         timeFormat: TimeFormat? = nil, showSeconds: Bool? = nil, timezone: String? = nil, locale: String? = nil,
         publishSeconds: Bool? = nil, face: [String: JSONValue]? = nil, meditation: [String: JSONValue]? = nil,
-        language: Language? = nil
+        language: Language? = nil, wake: [String: JSONValue]? = nil
     ) {
         self.timeFormat = timeFormat
         self.showSeconds = showSeconds
@@ -95,10 +102,11 @@ public struct SettingsPatch: Sendable, Hashable {
         self.face = face
         self.meditation = meditation
         self.language = language
+        self.wake = wake
     }
 
     public static let fields: Set<String> = [
-        "time_format", "show_seconds", "timezone", "locale", "publish_seconds", "face", "meditation", "language",
+        "time_format", "show_seconds", "timezone", "locale", "publish_seconds", "face", "meditation", "language", "wake",
     ]
 
     public init(_ arguments: CommandArguments) throws(CommandError) {
@@ -130,6 +138,11 @@ public struct SettingsPatch: Sendable, Hashable {
             _ = try MeditationSettings().applying(members)
             meditation = members
         }
+        if let value = arguments.values["wake"] {
+            guard let members = value.objectValue else { throw .invalidField("wake", "must be a JSON object") }
+            _ = try WakeSettings().applying(members)
+            wake = members
+        }
     }
 
     public var isEmpty: Bool { self == SettingsPatch() }
@@ -142,7 +155,8 @@ public struct SettingsPatch: Sendable, Hashable {
             publishSeconds: newer.publishSeconds ?? publishSeconds,
             face: newer.face.map { FaceStyle.merge(face ?? [:], $0) } ?? face,
             meditation: newer.meditation.map { (meditation ?? [:]).merging($0) { _, new in new } } ?? meditation,
-            language: newer.language ?? language)
+            language: newer.language ?? language,
+            wake: newer.wake.map { (wake ?? [:]).merging($0) { _, new in new } } ?? wake)
     }
 
     public var json: JSONValue {
@@ -155,6 +169,7 @@ public struct SettingsPatch: Sendable, Hashable {
         if let publishSeconds { members["publish_seconds"] = .bool(publishSeconds) }
         if let face { members["face"] = .object(face) }
         if let meditation { members["meditation"] = .object(meditation) }
+        if let wake { members["wake"] = .object(wake) }
         return .object(members)
     }
 }

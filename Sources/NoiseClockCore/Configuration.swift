@@ -80,6 +80,7 @@ public struct Configuration: Sendable, Hashable {
     public var timers = Timers()
     public var meditations = Meditations()
     public var homeAssistant = HomeAssistant()
+    public var wake = Wake()
 
     public var topics: Topics { Topics(base: mqtt.baseTopic, nodeID: node.id) }
 }
@@ -186,7 +187,7 @@ public enum ConfigurationSchema {
         ConfigKey(path: "display.off_command", kind: .text, defaultValue: "", secret: false),
         ConfigKey(path: "display.latitude", kind: .optionalNumber(-90...90), defaultValue: "", secret: false),
         ConfigKey(path: "display.longitude", kind: .optionalNumber(-180...180), defaultValue: "", secret: false),
-    ] + faceKeys + sessionKeys
+    ] + faceKeys + sessionKeys + wakeKeys
 
     /// Environment variables that are not keys but are still ours.
     public static let otherVariables: Set<String> = ["NOISECLOCK_CONFIG"]
@@ -296,7 +297,8 @@ public enum ConfigurationSchema {
             face: try face(resolved),
             timers: .init(ringTimeoutSeconds: int("timers.ring_timeout_s")),
             meditations: .init(directory: string("meditations.dir")),
-            homeAssistant: .init(alarmTimeEntity: .init(rawValue: string("homeassistant.alarm_time_entity")) ?? .text))
+            homeAssistant: .init(alarmTimeEntity: .init(rawValue: string("homeassistant.alarm_time_entity")) ?? .text),
+            wake: try wake(resolved))
         return ResolvedConfiguration(
             configuration: configuration, values: keys.compactMap { resolved[$0.path] }, unknownKeys: unknown)
     }

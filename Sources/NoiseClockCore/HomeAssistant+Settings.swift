@@ -3,6 +3,9 @@
 /// shows options in the language in force and sends the node's own values (`12h`, `red`, `de`),
 /// through a partial settings object on `B/cmd/settings`.
 extension HomeAssistantDiscovery {
+    /// The "Vacation until" text: a date, or empty for none.
+    public static let vacationPattern = "^([0-9]{4}-[0-9]{2}-[0-9]{2})?$"
+
     var settingsComponents: [String: JSONValue] {
         let settings = topics.settings, command = topics.command("settings")
         let formats = TimeFormat.allCases.map { (value: quoted($0.rawValue), option: names.timeFormat($0)) }
@@ -22,6 +25,17 @@ extension HomeAssistantDiscovery {
             "face_theme": select("face_theme", state: settings, command: command, themes, from: "value_json.face.theme", sent: {
                 "{'face': {'theme': \($0)}}"
             }, ["entity_category": "config", "icon": "mdi:palette"]),
+            // settings.wake (SPEC §12): the default of new alarms, and a vacation as a date.
+            "skip_holidays": component("switch", "skip_holidays", state: settings, command: command, [
+                "value_template": "{{ 'ON' if value_json.wake.skip_holidays else 'OFF' }}",
+                "payload_on": #"{"wake":{"skip_holidays":true}}"#, "payload_off": #"{"wake":{"skip_holidays":false}}"#,
+                "state_on": "ON", "state_off": "OFF", "entity_category": "config", "icon": "mdi:calendar-star",
+            ]),
+            "vacation_until": component("text", "vacation_until", state: settings, command: topics.command("vacation"), [
+                "value_template": "{{ value_json.wake.vacation_until or '' }}",
+                "command_template": "{{ {'until': value if value else none} | tojson }}",
+                "pattern": .string(Self.vacationPattern), "min": 0, "max": 10, "mode": "text", "icon": "mdi:island",
+            ]),
             "language": select("language", state: settings, command: command, languages, from: "value_json.language", sent: {
                 "{'language': \($0)}"
             }, ["entity_category": "config", "icon": "mdi:translate"]),

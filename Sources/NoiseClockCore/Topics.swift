@@ -71,4 +71,6 @@ public enum StateTopic {
     public static let meditation = "meditation"
     public static let meditations = "meditations"
     public static let meditationStats = "meditation/stats"
+    /// The next twelve months of public holidays and days off, and the vacation (SPEC §12).
+    public static let holidays = "holidays"
 }

@@ -65,12 +65,54 @@ extension AlarmScheduler {
         publishNext(now: time.now(), zone: zone)
     }
 
-    /// `B/alarms` (the hub passes it on only when it changed).
+    /// `B/alarms` (the hub passes it on only when it changed). Each alarm says which occurrence
+    /// in the coming month a holiday, a day off or the vacation keeps quiet (`next_skip`).
     func publishAlarms(zone: Zone) {
+        let now = time.now()
+        let daysOff = self.daysOff(now: now, zone: zone)
+        let language = time.settings.current.language
         hub.publish(
-            StateTopic.alarms,
-            .array(state.book.alarms.map { $0.json(nextFire: nextFires[$0.id].map { ISOTime.string($0, in: zone) }) }))
+            StateTopic.alarms, .array(state.book.alarms.map { json(of: $0, now: now, zone: zone, daysOff: daysOff, language: language) }))
         hub.signals.send(.alarms(state.book.alarms))
+    }
+
+    /// An alarm as `B/alarms` lists it and the verbs answer it: SPEC §3's object with its
+    /// `next_fire`, and the occurrence in the coming month kept quiet next (`next_skip`).
+    func json(of alarm: Alarm, now: Date, zone: Zone, daysOff: DaysOff, language: Language) -> JSONValue {
+        var members = alarm.json(nextFire: nextFires[alarm.id].map { ISOTime.string($0, in: zone) }).objectValue ?? [:]
+        // Only an alarm something can keep quiet is looked through (a month of occurrences each minute).
+        let mayBeQuiet = alarm.skipHolidays || alarm.skipNext != nil || daysOff.vacationUntil != nil
+        let skip = mayBeQuiet ? AlarmSchedule.nextSkip(of: alarm, after: now, in: zone, daysOff: daysOff, days: 31) : nil
+        members["next_skip"] = skip.map { skip in
+            [
+                "fires_at": iso(skip.instant, zone), "reason": .string(skip.skip.reason.rawValue),
+                "name": skip.skip.name(language).map { .string($0) } ?? .null,
+            ]
+        } ?? .null
+        return .object(members)
+    }
+
+    /// The days off in force: `settings.wake` with the public holidays of `wake.holidays`, for the
+    /// years around now (made again when either changes).
+    func daysOff(now: Date, zone: Zone) -> DaysOff {
+        let wake = time.settings.current.wake
+        let year = LocalTime(now, in: zone).date.year
+        if let made = daysOffMade, made.wake == wake, made.year == year { return made.daysOff }
+        let daysOff = wake.daysOff(calendar: holidays, years: (year - 1)...(year + 2))
+        daysOffMade = (wake, year, daysOff)
+        return daysOff
+    }
+
+    /// `B/holidays` when the local date, the days off or the language changed.
+    func publishHolidays(now: Date, zone: Zone) {
+        let today = LocalTime(now, in: zone).date
+        let daysOff = self.daysOff(now: now, zone: zone)
+        let language = time.settings.current.language
+        if let (date, published, publishedLanguage) = publishedHolidays, date == today, published == daysOff, publishedLanguage == language {
+            return
+        }
+        publishedHolidays = (today, daysOff, language)
+        hub.publish(StateTopic.holidays, daysOff.json(from: today, language: language))
     }
 
     func publishRinging() {
@@ -106,7 +148,8 @@ extension AlarmScheduler {
 
     /// Works out the next fires again after a change, and publishes the alarm topics.
     func refreshNextFires(now: Date) {
-        nextFires = AlarmClockwork.nextFires(state, now: now, zone: time.zone())
+        let zone = time.zone()
+        nextFires = AlarmClockwork.nextFires(state, now: now, zone: zone, daysOff: daysOff(now: now, zone: zone))
         prepareOutputIfDue(now: now)
         publishAll()
     }

@@ -31,6 +31,12 @@ public final class AlarmScheduler {
     let library: SoundLibrary
     /// Says what is due, missed and next; this actor carries it out.
     let clockwork: AlarmClockwork
+    /// `wake.holidays`: the public holidays alarms with `skip_holidays` keep quiet on.
+    let holidays: HolidayCalendar?
+    /// The days off in force, made again when `settings.wake` or the year changes.
+    var daysOffMade: (wake: WakeSettings, year: Int, daysOff: DaysOff)?
+    /// What `B/holidays` was last made from (the local date, the days off, the language).
+    var publishedHolidays: (CivilDate, DaysOff, Language)?
     let logger: Logger
 
     /// `alarms.json`: what is durable and acted on, and the changes waiting for their write.
@@ -52,18 +58,19 @@ public final class AlarmScheduler {
 
     public nonisolated convenience init(
         state: State, store: any Store, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
-        alarms: Configuration.Alarms, logger: Logger
+        alarms: Configuration.Alarms, holidays: HolidayCalendar? = nil, logger: Logger
     ) {
         self.init(
             state: state, writer: StoreWriter(store: store), hub: hub, time: time, arbiter: arbiter, library: library, alarms: alarms,
-            logger: logger)
+            holidays: holidays, logger: logger)
     }
 
     public nonisolated init(
         state: State, writer: StoreWriter, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
-        alarms: Configuration.Alarms, logger: Logger
+        alarms: Configuration.Alarms, holidays: HolidayCalendar? = nil, logger: Logger
     ) {
         self.ledger = Ledger(Self.documentName, state, writer: writer) { $0.stored }
+        self.holidays = holidays
         self.hub = hub
         self.time = time
         self.arbiter = arbiter
@@ -71,6 +78,8 @@ public final class AlarmScheduler {
         self.clockwork = AlarmClockwork(
             grace: Double(alarms.missedGraceMinutes * 60), upcoming: Double(alarms.upcomingMinutes * 60))
         self.logger = logger
+        // Days off and the vacation are settings: a change is looked at at once.
+        hub.signals.subscribe { [wakeUp] signal in if case .settings = signal { wakeUp.wake() } }
     }
 
     // MARK: Verbs
@@ -78,6 +87,7 @@ public final class AlarmScheduler {
     public func add(_ draft: AlarmDraft) async throws(CommandError) -> JSONValue {
         var draft = draft
         if let sound = draft.fields.sound { draft.fields.sound = try alarmSound(sound) }
+        if draft.fields.skipHolidays == nil { draft.fields.skipHolidays = time.settings.current.wake.skipHolidays }
         let id = newID(in: ledger.staged.book), defaultSound = defaultSound
         return try await change { [draft] state, now, _ throws(CommandError) in
             let alarm = try state.book.add(draft, id: id, defaultSound: defaultSound)
@@ -130,8 +140,9 @@ public final class AlarmScheduler {
 
     public func skipNext(_ id: String) async throws(CommandError) -> JSONValue {
         let zone = time.zone()
+        let daysOff = self.daysOff(now: time.now(), zone: zone)
         return try await change { state, now, _ throws(CommandError) in
-            _ = try state.book.skipNext(id, now: max(now, state.book.lastHandled[id] ?? now), in: zone)
+            _ = try state.book.skipNext(id, now: max(now, state.book.lastHandled[id] ?? now), in: zone, daysOff: daysOff)
             return id
         }
     }
@@ -177,12 +188,23 @@ public final class AlarmScheduler {
     public func advance() -> Date {
         let now = time.now()
         let zone = time.zone()
-        let step = clockwork.step(state, now: now, previous: looks.last, zone: zone)
+        let daysOff = self.daysOff(now: now, zone: zone)
+        let step = clockwork.step(state, now: now, previous: looks.last, zone: zone, daysOff: daysOff)
         looks.record(now)
         adopt(step.state, performing: step.outcomes) {
             for missed in step.missed {
                 logger.warning("alarm missed", metadata: ["alarm": "\(missed.alarmID)", "fires_at": "\(missed.firesAt)"])
                 emit("alarm_missed", eventDetails(missed.alarmID, missed.label, ["fires_at": iso(missed.firesAt, zone)]))
+            }
+            let language = time.settings.current.language
+            for skipped in step.skipped {
+                logger.info("alarm skipped", metadata: ["alarm": "\(skipped.alarmID)", "reason": "\(skipped.skip.reason.rawValue)"])
+                emit(
+                    "alarm_skipped",
+                    eventDetails(skipped.alarmID, skipped.label, [
+                        "fires_at": iso(skipped.firesAt, zone), "reason": .string(skipped.skip.reason.rawValue),
+                        "name": skipped.skip.name(language).map { .string($0) } ?? .null,
+                    ]))
             }
         }
         for announcement in step.announcements {
@@ -197,6 +219,7 @@ public final class AlarmScheduler {
         prepareOutputIfDue(now: now)
         publishAlarms(zone: zone)
         publishNext(now: now, zone: zone)
+        publishHolidays(now: now, zone: zone)
         return step.wake
     }
 
@@ -232,7 +255,10 @@ public final class AlarmScheduler {
             wake()
         }
         guard let id = effect.id, let alarm = state.book.alarms.first(where: { $0.id == id }) else { return .null }
-        return alarm.json(nextFire: nextFires[id].map { ISOTime.string($0, in: time.zone()) })
+        let answeredAt = time.now(), zone = time.zone()
+        return json(
+            of: alarm, now: answeredAt, zone: zone, daysOff: self.daysOff(now: answeredAt, zone: zone),
+            language: time.settings.current.language)
     }
 
     /// Snooze or dismiss: a change of the ringing state. Unlike other changes, these take effect

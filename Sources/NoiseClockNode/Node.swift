@@ -107,7 +107,7 @@ public struct Node: Sendable {
         self.homeAssistant = homeAssistant
         alarms = AlarmScheduler(
             state: stored.state, writer: writer, hub: hub, time: time, arbiter: arbiter, library: sounds,
-            alarms: configuration.alarms, logger: logger)
+            alarms: configuration.alarms, holidays: configuration.wake.holidays, logger: logger)
         let timers = TimerScheduler(
             book: storedTimers.book, writer: writer, hub: hub, time: time, arbiter: arbiter, library: sounds,
             ringTimeoutSeconds: configuration.timers.ringTimeoutSeconds, graceMinutes: configuration.alarms.missedGraceMinutes,
@@ -128,6 +128,7 @@ public struct Node: Sendable {
             SystemCommands(status: status, catalog: sounds.catalog, language: language),
             SettingsCommands(
                 settings: settings, time: time, hub: hub, catalog: sounds.catalog),
+            WakeCommands(settings: settings, time: time),
             AlarmCommands(scheduler: alarms, language: language),
             TimerCommands(timers: timers, language: language),
             DismissCommands(alarms: alarms, timers: timers),

@@ -79,9 +79,20 @@ public final class SettingsModel: Sendable {
     /// changes and the error says why. The write runs on the store's writer thread: this waits
     /// for it without holding the node's thread, and changes that wait together share one write.
     public func change(_ patch: SettingsPatch) async throws(CommandError) -> ClockSettings {
-        let staged = state.withLock { state in
-            // A merge cannot fail, so staging cannot either.
-            (try? state.overrides.stage { overrides in overrides = overrides.merging(patch) }) ?? .unchanged(())
+        try await change { _ in patch }
+    }
+
+    /// Like `change(_:)`, with the patch made from the settings as they will be once the changes
+    /// staged before it are stored (`wake/days_off` adds to the days off of a change still on its
+    /// way to the disk, so two quick adds both count). When `make` throws, nothing changes.
+    public func change(
+        _ make: @escaping @Sendable (ClockSettings) throws(CommandError) -> SettingsPatch
+    ) async throws(CommandError) -> ClockSettings {
+        let staged = try state.withLock { state throws(CommandError) in
+            let configured = state.configured
+            return try state.overrides.stage { overrides throws(CommandError) in
+                overrides = overrides.merging(try make(configured.applying(overrides)))
+            }
         }
         guard case .queued(let seq, let ticket) = staged else { return current }
         let outcome = await ticket.outcome()

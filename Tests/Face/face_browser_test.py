@@ -437,6 +437,52 @@ def check_panels(face):
                 face.shot(f"face-{panel}-{w}x{h}")
 
 
+def check_days_off(face):
+    """Settings -> Days off through the face: a day off added (the alarm list then says which day a
+    repeating alarm with skip_holidays skips) and removed, a vacation set (the list says so) and
+    ended; screenshots of both."""
+    face.size(1280, 800)
+    face.load()
+    added = face.cmd("alarm/add", {"time": "06:15", "label": "School", "days": ["mon", "tue", "wed", "thu", "fri"], "skip_holidays": True})
+    alarm_id = added.get("data", {}).get("id")
+    report("days off: an alarm with skip_holidays is added", added.get("status") == "ok", json.dumps(added))
+    open_panel(face, "settings")
+    face.until(lambda: face.js(SHEET_SHOWN)["ok"], 3)
+    put = "const i = document.querySelector(arguments[0]); i.value = arguments[1]; i.dispatchEvent(new Event('input'));"
+    face.js(put, '[data-field="days_off"] input[type="date"]', "2026-06-16")
+    face.click('[data-field="days_off"] .date-row .btn')
+    wake = lambda: face.state().get("settings", {}).get("wake", {})
+    ok = face.until(lambda: wake().get("days_off") == ["2026-06-16"], 5)
+    report("days off: the face adds a day off", ok, json.dumps(wake()))
+    chips = lambda: face.js("return [...document.querySelectorAll('.day-chip')].map((c) => c.textContent.trim())")
+    ok = face.until(lambda: chips() == ["Tue 16 Jun"], 5)
+    report("days off: the day off is listed by its date", ok, json.dumps(chips()))
+    face.shot("face-days-off-1280x800")
+    open_panel(face, "alarms")
+    skip = lambda: face.js("return [...document.querySelectorAll('.alarm-skip')].map((e) => e.textContent.trim())")
+    ok = face.until(lambda: skip() == ["Skips Tue 16 Jun, a day off"], 5)
+    report("days off: the alarm list says which day the alarm skips", ok, json.dumps(skip()))
+    open_panel(face, "settings")
+    face.click('[data-field="days_off"] .day-chip .icon-btn')
+    ok = face.until(lambda: wake().get("days_off") == [], 5)
+    report("days off: the chip's button removes the day off", ok, json.dumps(wake()))
+    face.js(put, '[data-field="vacation"] input[type="date"]', "2026-06-19")
+    face.click('[data-field="vacation"] .date-row .btn')
+    ok = face.until(lambda: wake().get("vacation_until") == "2026-06-19", 5)
+    report("days off: the face sets a vacation", ok, json.dumps(wake()))
+    open_panel(face, "alarms")
+    nexts = lambda: face.js("return [...document.querySelectorAll('.alarm-next')].map((e) => e.textContent.trim())")
+    ok = face.until(lambda: any(t.startswith("On vacation") for t in nexts()), 5)
+    report("days off: the alarm list says the alarms are on vacation", ok, json.dumps(nexts()))
+    face.shot("face-vacation-1280x800")
+    open_panel(face, "settings")
+    face.click('[data-field="vacation"] .date-row .btn:nth-of-type(2)')
+    ok = face.until(lambda: wake().get("vacation_until") is None, 5)
+    report("days off: the face ends the vacation", ok, json.dumps(wake()))
+    if alarm_id:
+        face.cmd("alarm/delete", {"id": alarm_id})
+
+
 def text(face, css):
     return face.js("const e = document.querySelector(arguments[0]); return e && !e.closest('[hidden]') ? e.textContent.trim() : null", css)
 
@@ -1249,7 +1295,8 @@ def main():
                     check_digit_cells(face, face_before.get("font", "sans"))
                 if run("panels"):
                     check_panels(face)
-                for group, check in [("timers", check_timers), ("meditation", check_meditation), ("library", check_library)]:
+                for group, check in [("timers", check_timers), ("meditation", check_meditation), ("library", check_library),
+                                     ("daysoff", check_days_off)]:
                     if run(group):
                         check(face)
                         face.logs()

@@ -39,6 +39,8 @@ let baseEntities: [String: String] = [
     "next_timer": "sensor.\(prefix)_next_timer",
     "cancel_timers": "button.\(prefix)_cancel_timers",
     "language": "select.\(prefix)_language",
+    "skip_holidays": "switch.\(prefix)_skip_holidays",
+    "vacation_until": "text.\(prefix)_vacation_until",
 ]
 let alarmSwitch = "switch.\(prefix)_wake_up"
 /// The alarm's time, a text entity named "<label> time".

@@ -162,6 +162,23 @@ struct HomeAssistantE2ETests {
                 #expect(await client.latest(topics.settings) { $0["show_seconds"] == true } != nil)
                 #expect(stateText(await ha.waitState(entity("show_seconds"), is: "on")) == "on")
 
+                // MARK: Days off (SPEC §12): the Skip holidays switch, and a vacation set and ended from its text.
+                try await ha.callService("switch", "turn_on", ["entity_id": .string(entity("skip_holidays"))])
+                #expect(await client.latest(topics.settings) { $0["wake"]?["skip_holidays"] == true } != nil)
+                #expect(stateText(await ha.waitState(entity("skip_holidays"), is: "on")) == "on")
+                let dayFormat = DateFormatter()
+                dayFormat.locale = Locale(identifier: "en_US_POSIX")
+                dayFormat.timeZone = TimeZone(identifier: "Europe/Berlin")
+                dayFormat.dateFormat = "yyyy-MM-dd"
+                let vacation = dayFormat.string(from: clock.now.addingTimeInterval(3 * 86_400))
+                try await ha.callService("text", "set_value", ["entity_id": .string(entity("vacation_until")), "value": .string(vacation)])
+                #expect(await client.latest(topics.settings) { $0["wake"]?["vacation_until"]?.stringValue == vacation } != nil)
+                #expect(stateText(await ha.waitState(entity("vacation_until"), is: vacation)) == vacation)
+                try await ha.callService("text", "set_value", ["entity_id": .string(entity("vacation_until")), "value": ""])
+                #expect(await client.latest(topics.settings) { $0["wake"]?["vacation_until"] == .null } != nil)
+                try await ha.callService("switch", "turn_off", ["entity_id": .string(entity("skip_holidays"))])
+                #expect(stateText(await ha.waitState(entity("skip_holidays"), is: "off")) == "off")
+
                 // MARK: Timers and meditation (SPEC §10): their templates in Home Assistant's engine, then the entities.
                 try await sessionTemplates(ha, discovery: try #require(client.latest(configTopic), "no discovery payload"))
                 try await sessionEntities(ha, client: client, topics: topics)

@@ -150,6 +150,7 @@ struct AlarmCrashTests {
                             "snooze_min": .number(Double([5, 7, 8, 9, 10, 15, 20].randomElement(using: &random)!)),
                             "fade_in_s": .number(Double(Int.random(in: 0...120, using: &random))),
                             "ring_timeout_min": .number(Double(Int.random(in: 1...30, using: &random))), "skip_next": .null,
+                            "skip_holidays": .bool(Bool.random(using: &random)),
                         ]
                     }
 

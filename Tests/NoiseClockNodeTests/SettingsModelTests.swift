@@ -60,6 +60,44 @@ struct SettingsModelTests {
         #expect(model.zone(system: system).identifier == "America/New_York")
     }
 
+    @Test("a patch made from the settings as staged: two days off added while the first write waits both count")
+    func madeFromStaged() async throws {
+        let store = GateStore()
+        let model = SettingsModel(configured: configured, writer: StoreWriter(store: store), logger: logs.logger())
+        var started = store.started.makeAsyncIterator()
+        let add = { @Sendable (date: String) in
+            { @Sendable (current: ClockSettings) throws(CommandError) -> SettingsPatch in
+                SettingsPatch(wake: ["days_off": .array((current.wake.daysOff.map(\.iso) + [date]).map { .string($0) })])
+            }
+        }
+        store.close()
+        let first = Task { try await model.change(add("2026-12-28")) }
+        _ = await started.next()
+        // The first write is held at the disk; the second is made from the settings it will bring.
+        let second = Task { try await model.change(add("2026-12-29")) }
+        // (Time for it to be staged before the disk is let go. Should it come later, it is made from
+        // the first change once that is stored, and the outcome is the same: this never fails for
+        // timing, it may only not test the staged path.)
+        try await Task.sleep(for: .milliseconds(50))
+        store.open()
+        _ = try await first.value
+        let after = try await second.value
+        #expect(after.wake.daysOff.map(\.iso) == ["2026-12-28", "2026-12-29"])
+        #expect(model.current.wake.daysOff.map(\.iso) == ["2026-12-28", "2026-12-29"])
+        #expect(store.saved.last?["wake"]?["days_off"] == ["2026-12-28", "2026-12-29"])
+    }
+
+    @Test("a patch that cannot be made changes nothing and says why")
+    func madeAndRefused() async throws {
+        let store = InMemoryStore()
+        let model = SettingsModel(configured: configured, store: store, logger: logs.logger())
+        await #expect(throws: CommandError.self) {
+            _ = try await model.change { _ throws(CommandError) in throw .invalidField("add", "too many") }
+        }
+        #expect(store.saves == 0)
+        #expect(model.current == configured)
+    }
+
     @Test("a change that changes nothing is not written again")
     func unchangedIsNotSaved() async throws {
         let store = InMemoryStore()

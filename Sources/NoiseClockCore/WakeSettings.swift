@@ -1,0 +1,67 @@
+/// The user's side of waking up (SPEC §12), `settings.wake`: the default of `skip_holidays` for new
+/// alarms, the days off (school holidays, bridge days) and a vacation that pauses every alarm.
+public struct WakeSettings: Sendable, Hashable {
+    /// New alarms keep quiet on public holidays and days off.
+    public var skipHolidays = false
+    /// ISO dates, sorted, at most `DaysOff.maximumCount`.
+    public var daysOff: [CivilDate] = []
+    /// The vacation's last day; nil: no vacation.
+    public var vacationUntil: CivilDate?
+
+    public init(skipHolidays: Bool = false, daysOff: [CivilDate] = [], vacationUntil: CivilDate? = nil) {
+        self.skipHolidays = skipHolidays
+        self.daysOff = daysOff
+        self.vacationUntil = vacationUntil
+    }
+
+    public static let fields: Set<String> = ["skip_holidays", "days_off", "vacation_until"]
+
+    public var json: JSONValue {
+        [
+            "skip_holidays": .bool(skipHolidays), "days_off": .array(daysOff.map { .string($0.iso) }),
+            "vacation_until": vacationUntil.map { .string($0.iso) } ?? .null,
+        ]
+    }
+
+    /// The days alarms keep quiet, with the public holidays of `calendar` for `years`.
+    public func daysOff(calendar: HolidayCalendar?, years: ClosedRange<Int>) -> DaysOff {
+        DaysOff(calendar: calendar, dates: Set(daysOff), vacationUntil: vacationUntil, years: years)
+    }
+
+    /// These settings with the members of `patch` laid over them; every member is checked and named
+    /// by its path (`wake.days_off`); on error nothing applies.
+    public func applying(_ patch: [String: JSONValue], path: String = "wake") throws(CommandError) -> WakeSettings {
+        var next = self
+        let fields = PatchFields(patch, path: path)
+        try fields.allowOnly(Self.fields)
+        if let skip = try fields.bool("skip_holidays") { next.skipHolidays = skip }
+        if let value = patch["days_off"] { next.daysOff = try Self.dates(value, field: fields.name("days_off")) }
+        if let value = patch["vacation_until"] {
+            if value == .null {
+                next.vacationUntil = nil
+            } else {
+                guard let text = value.stringValue, let date = CivilDate(iso: text) else {
+                    throw .invalidField(fields.name("vacation_until"), "must be a date YYYY-MM-DD or null, not \(value.serialized)")
+                }
+                next.vacationUntil = date
+            }
+        }
+        return next
+    }
+
+    /// A list of ISO dates, sorted, without repeats; at most `DaysOff.maximumCount`.
+    public static func dates(_ value: JSONValue, field: String) throws(CommandError) -> [CivilDate] {
+        guard case .array(let items) = value else { throw .invalidField(field, "must be a list of dates such as [\"2026-12-24\"]") }
+        var dates = Set<CivilDate>()
+        for item in items {
+            guard let text = item.stringValue, let date = CivilDate(iso: text) else {
+                throw .invalidField(field, "dates are YYYY-MM-DD; not \(item.serialized)")
+            }
+            dates.insert(date)
+        }
+        guard dates.count <= DaysOff.maximumCount else {
+            throw .invalidField(field, "at most \(DaysOff.maximumCount) days off, not \(dates.count)")
+        }
+        return dates.sorted { $0.daysSinceEpoch < $1.daysSinceEpoch }
+    }
+}
