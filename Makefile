@@ -14,10 +14,12 @@ build: deps
 run: build
 	bash scripts/run-local.sh
 
-# Unit and integration tests (the integration tests start their own Mosquitto on loopback ports).
+# Unit and integration tests (the integration tests start their own Mosquitto on loopback ports;
+# the holiday rules' reference, PyPI holidays, is installed once into a cached venv first).
 # (The Home Assistant end-to-end test needs a Home Assistant venv: `make e2e-ha`.)
 test: deps
 	$(SWIFT) build --build-tests
+	@bash scripts/holidays-reference.sh --install
 	$(SWIFT) test --skip-build --skip NoiseClockHomeAssistantTests
 
 unit: deps
@@ -26,6 +28,7 @@ unit: deps
 
 integration: deps
 	$(SWIFT) build --build-tests
+	@bash scripts/holidays-reference.sh --install
 	$(SWIFT) test --skip-build --filter NoiseClockIntegrationTests --skip NoiseClockHomeAssistantTests
 
 # The clock face in headless Chromium against a real node (also part of `make test`); screenshots

@@ -4,6 +4,7 @@
 # command line for every year 2000-2050.
 #
 #   bash scripts/holidays-reference.sh DE DE-BY GB-SCT US ...
+#   bash scripts/holidays-reference.sh --install   # only makes the venv (make test does, before the tests)
 #
 # prints one line a region and year: `DE-BY 2026 2026-01-01 2026-01-06 ...` (an empty region is the
 # country's national holidays). The venv lives under
@@ -24,6 +25,7 @@ if ! [ -f "$stamp" ] || [ "$(cat "$stamp")" != "$VERSION" ] || ! [ -x "$venv/bin
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "holidays==${VERSION}" >&2
   echo "$VERSION" > "$stamp"
 fi
+[ "${1:-}" = "--install" ] && exit 0
 
 "$venv/bin/python" - "$@" <<'PY'
 import sys
