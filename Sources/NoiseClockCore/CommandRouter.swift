@@ -99,6 +99,18 @@ public struct CommandRouter: Sendable {
         return CommandResponse(result, transaction: transaction)
     }
 
+    /// Why `verb` with `payload` would be refused before it runs (an unknown verb, a payload that
+    /// does not fit its shape), or nil: how the configured buttons' commands are checked at start.
+    public func problem(verb: String, payload bytes: [UInt8]) -> CommandError? {
+        let (payload, _) = CommandPayload.decode(bytes)
+        do {
+            _ = try resolve(verb: verb, payload: payload.get())
+            return nil
+        } catch {
+            return Self.commandError(error)
+        }
+    }
+
     /// The first route matching `verb`, with the payload decoded into its arguments.
     private func resolve(verb: String, payload: CommandPayload) throws(CommandError) -> (Route, CommandArguments) {
         let literal = literalRoutes[verb]

@@ -81,6 +81,8 @@ public struct Configuration: Sendable, Hashable {
     public var meditations = Meditations()
     public var homeAssistant = HomeAssistant()
     public var wake = Wake()
+    /// Smart buttons the node listens to itself (`buttons`).
+    public var buttons: [Configuration.Button] = []
 
     public var topics: Topics { Topics(base: mqtt.baseTopic, nodeID: node.id) }
 }
@@ -226,8 +228,14 @@ public enum ConfigurationSchema {
         let sections = Set(keys.flatMap { key in
             key.path.split(separator: ".").dropLast().indices.map { key.path.split(separator: ".")[...$0].joined(separator: ".") }
         })
-        var unknown = file.filter { !known.contains($0.key) && !(sections.contains($0.key) && $0.value.isEmpty) }
+        // A list's items are read by its own parser (`buttons`); an empty list (`buttons:`) is no unknown key.
+        var unknown = file.filter { entry in
+            !known.contains(entry.key) && !(sections.contains(entry.key) && entry.value.isEmpty)
+                && !listPaths.contains { entry.key.hasPrefix($0 + "[") } && !(listPaths.contains(entry.key) && entry.value.isEmpty)
+        }
             .keys.sorted().map { "\($0) (in \(fileName ?? "the file"))" }
+        let buttons = try buttons(file, fileName: fileName)
+        unknown += buttons.unknown
         unknown += environment.keys.filter { $0.hasPrefix("NOISECLOCK_") && !knownVariables.contains($0) }.sorted()
 
         var resolved: [String: ResolvedValue] = [:]
@@ -298,9 +306,9 @@ public enum ConfigurationSchema {
             timers: .init(ringTimeoutSeconds: int("timers.ring_timeout_s")),
             meditations: .init(directory: string("meditations.dir")),
             homeAssistant: .init(alarmTimeEntity: .init(rawValue: string("homeassistant.alarm_time_entity")) ?? .text),
-            wake: try wake(resolved))
+            wake: try wake(resolved), buttons: buttons.buttons)
         return ResolvedConfiguration(
-            configuration: configuration, values: keys.compactMap { resolved[$0.path] }, unknownKeys: unknown)
+            configuration: configuration, values: keys.compactMap { resolved[$0.path] } + buttons.values, unknownKeys: unknown)
     }
 
     private static func derivedDefault(_ path: String, resolved: [String: ResolvedValue], hostname: String) -> String {

@@ -15,21 +15,24 @@ public struct CommandService: Service, CustomStringConvertible {
     /// Subscribed topics that are not commands, each with what to do with a message on it
     /// (Home Assistant's status topic).
     let otherTopics: [String: @Sendable (MQTTMessage) -> Void]
+    /// The smart buttons (`buttons`) by their topic: a press is the command its action maps to.
+    let buttons: [String: Configuration.Button]
 
     public init(
         transport: any MQTTTransport, topics: Topics, router: CommandRouter, logger: Logger,
-        otherTopics: [String: @Sendable (MQTTMessage) -> Void] = [:]
+        otherTopics: [String: @Sendable (MQTTMessage) -> Void] = [:], buttons: [Configuration.Button] = []
     ) {
         self.transport = transport
         self.topics = topics
         self.router = router
         self.logger = logger
         self.otherTopics = otherTopics
+        self.buttons = Dictionary(buttons.map { ($0.topic, $0) }) { first, _ in first }
     }
 
     public func run() async throws {
         // Usually done already before connecting (see `Node.run`); subscribing twice is a no-op.
-        transport.subscribe(topics.commandFilters + otherTopics.keys.sorted())
+        transport.subscribe(topics.commandFilters + otherTopics.keys.sorted() + buttons.keys.sorted())
         let intake = Intake(service: self)
         transport.deliver { message in
             // On the loop thread for the node's own client; a hop, in order, for any other.
@@ -148,6 +151,7 @@ public struct CommandService: Service, CustomStringConvertible {
             handler(message)
             return nil
         }
+        if let button = buttons[message.topic] { return command(pressing: button, message) }
         guard let verb = topics.verb(inCommandTopic: message.topic) else { return nil }
         // A retained command is by definition an old one: acting on it at connect time would be late.
         guard !message.retain else {
@@ -172,6 +176,25 @@ public struct CommandService: Service, CustomStringConvertible {
             } else {
                 transport.publish(MQTTMessage(topic: topics.response(verb), payload: payload, qos: 0))
             }
+        }
+    }
+
+    /// The command a smart button's message asks for, answered on `B/response/VERB` as if it had
+    /// come to `B/cmd/VERB`; nil for a message without a mapped action, or a retained one (an old
+    /// press: it must not act when the node connects).
+    private func command(pressing button: Configuration.Button, _ message: MQTTMessage) -> Command? {
+        guard !message.retain else { return nil }
+        guard let (action, mapped) = button.command(for: message.payload) else {
+            logger.debug("a button message without a mapped action", metadata: ["topic": "\(message.topic)"])
+            return nil
+        }
+        logger.info("button pressed", metadata: ["button": "\(button.key)", "action": "\(action)", "verb": "\(mapped.verb)"])
+        let transport = transport, topics = topics, logger = logger, verb = mapped.verb
+        return Command(verb: verb, payload: Array(mapped.payload.utf8)) { response in
+            if case .failure(let error) = response.result {
+                logger.info("button command rejected", metadata: ["button": "\(button.key)", "verb": "\(verb)", "error": "\(error)"])
+            }
+            transport.publish(MQTTMessage(topic: topics.response(verb), payload: response.serializedBytes, qos: 0))
         }
     }
 }

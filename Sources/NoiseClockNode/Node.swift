@@ -159,7 +159,19 @@ public struct Node: Sendable {
     /// The services that answer commands and publish state; the MQTT connection itself is added by `run`.
     /// Every topic the node subscribes to: its commands, and Home Assistant's status.
     public var subscriptions: [String] {
-        configuration.topics.commandFilters + (homeAssistant.map { [$0.discovery.statusTopic] } ?? [])
+        configuration.topics.commandFilters + (homeAssistant.map { [$0.discovery.statusTopic] } ?? []) + configuration.buttons.map(\.topic)
+    }
+
+    /// Each configured button's actions against the node's verbs: an unknown verb, or a payload
+    /// that does not fit its verb, is a configuration error naming the action (`Node.run` stops on it).
+    public func checkButtons(source: String) throws(ConfigurationError) {
+        for button in configuration.buttons {
+            for (name, action) in button.actions.sorted(by: { $0.key < $1.key }) {
+                if let problem = router.problem(verb: action.verb, payload: Array(action.payload.utf8)) {
+                    throw ConfigurationError(key: "\(button.key).actions.\(name)", source: source, reason: problem.message)
+                }
+            }
+        }
     }
 
     /// Handlers for subscribed topics that are not commands.
@@ -175,7 +187,8 @@ public struct Node: Sendable {
     public func services(notifier: SystemdNotifier = SystemdNotifier(environment: [:])) -> [any Service] {
         var services: [any Service] = [
             CommandService(
-                transport: transport, topics: configuration.topics, router: router, logger: logger, otherTopics: otherTopics),
+                transport: transport, topics: configuration.topics, router: router, logger: logger, otherTopics: otherTopics,
+                buttons: configuration.buttons),
             ClockService(hub: hub, time: time),
             ClockworkService("AlarmService", alarms),
             ClockworkService("TimerService", timers),
@@ -208,6 +221,7 @@ public struct Node: Sendable {
         let node = Node(
             configuration: configuration, transport: client, store: store, clock: .live, battery: battery, audio: engine,
             sounds: sounds, storeProblems: screenProblem.map { [$0] } ?? [], screen: screen, logger: logger)
+        try node.checkButtons(source: "the configuration file")
         // Subscribe before connecting: the client then sends the subscriptions ahead of `online`,
         // so a command sent the moment `online` is seen is never lost. Then queue every retained
         // state, so they go out right behind `online`.

@@ -31,6 +31,28 @@ struct NoiseClockCommand: ParsableCommand {
         version: NodeStatus.version,
         subcommands: [Run.self, CheckConfig.self, Sounds.self, Ctl.self],
         defaultSubcommand: Run.self)
+
+    /// Parses the arguments as they were given, also when the Swift runtime cannot see them: on
+    /// Linux it finds `argv` by walking back from `environ`, which no longer leads there once a
+    /// preloaded library has set a variable before `main` (libfaketime does). Without this the node
+    /// would run with no arguments at all: no `--config`, no `--log-level`, `run` for `--version`.
+    static func main() {
+        main(CommandLine.arguments.isEmpty ? Self.processArguments() : Array(CommandLine.arguments.dropFirst()))
+    }
+
+    /// The arguments after the program's name, from `/proc/self/cmdline` (NUL-separated).
+    static func processArguments() -> [String] {
+        let fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return Array(bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().dropFirst().map { String(decoding: $0, as: UTF8.self) })
+    }
 }
 
 struct ConfigOption: ParsableArguments {
@@ -97,7 +119,12 @@ struct Run: ParsableCommand {
         for key in loaded.resolved.unknownKeys {
             logger.warning("unknown configuration key ignored", metadata: ["key": "\(key)"])
         }
-        try await Node.run(configuration: loaded.configuration, logger: logger)
+        do {
+            try await Node.run(configuration: loaded.configuration, logger: logger)
+        } catch let error as ConfigurationError {
+            // Found once the node is made: a button's verb it does not have.
+            throw fail("invalid configuration: \(error)")
+        }
     }
 }
 

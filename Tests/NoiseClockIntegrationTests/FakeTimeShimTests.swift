@@ -115,3 +115,23 @@ struct FakeTimeShimTests {
         #expect(values["monotonic-untouched"]?.first == 1, "the jump woke a monotonic timer:\n\(log)")
     }
 }
+
+@Suite("The node under libfaketime")
+struct FakeTimeArgumentsTests {
+    // libfaketime sets variables before `main`, which moves `environ`: Swift's runtime finds `argv`
+    // by walking back from `environ` and then sees no arguments at all.
+    @Test("it still reads its arguments: check-config with --config prints the file's values and exits")
+    func arguments() async throws {
+        let clock = try await FakeTime(at: Date(timeIntervalSince1970: 1_781_496_000))
+        let directory = try makeTemporaryDirectory("faketime-args")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "clock:\n  time_format: 12h\n".write(toFile: "\(directory)/noiseclock.yaml", atomically: true, encoding: .utf8)
+        let process = try ChildProcess(
+            NoiseClockBinary.path, ["check-config", "--config", "\(directory)/noiseclock.yaml"], environment: clock.environment,
+            logPath: "\(directory)/out.log")
+        let code = await process.waitForExit(timeout: .seconds(30))
+        if code == nil { process.signal(SIGKILL) }
+        #expect(code == 0, "without its arguments the node runs instead of checking; output:\n\(process.log)")
+        #expect(process.log.contains("clock.time_format: 12h"), "\(process.log)")
+    }
+}

@@ -37,7 +37,8 @@ struct NodeFixture {
 
     func commandService(logger: LogRecorder? = nil) -> CommandService {
         CommandService(
-            transport: transport, topics: topics, router: node.router, logger: (logger ?? logs).logger())
+            transport: transport, topics: topics, router: node.router, logger: (logger ?? logs).logger(),
+            buttons: node.configuration.buttons)
     }
 }
 
