@@ -78,11 +78,15 @@ public struct Alarm: Sendable, Hashable, Identifiable {
     public var skipNext: String?
     /// Keeps quiet on public holidays and days off (SPEC §12).
     public var skipHolidays: Bool
+    /// Still ringing this long, the alarm gets firm: `escalateSound` at volume 100 (SPEC §12); 0: never.
+    public var escalateAfterSeconds: Int
+    /// The tone it escalates to; empty: its own `sound`, louder.
+    public var escalateSound: String
 
     public init(
         id: String, time: AlarmTime, days: Set<Weekday> = [], label: String = "Alarm", enabled: Bool = true,
         sound: String, volume: Int = 80, snoozeMinutes: Int = 9, fadeInSeconds: Int = 30, ringTimeoutMinutes: Int = 10,
-        skipNext: String? = nil, skipHolidays: Bool = false
+        skipNext: String? = nil, skipHolidays: Bool = false, escalateAfterSeconds: Int = 0, escalateSound: String = ""
     ) {
         self.id = id
         self.time = time
@@ -96,6 +100,8 @@ public struct Alarm: Sendable, Hashable, Identifiable {
         self.ringTimeoutMinutes = ringTimeoutMinutes
         self.skipNext = skipNext
         self.skipHolidays = skipHolidays
+        self.escalateAfterSeconds = escalateAfterSeconds
+        self.escalateSound = escalateSound
     }
 
     public var isOneShot: Bool { days.isEmpty }
@@ -108,6 +114,7 @@ public struct Alarm: Sendable, Hashable, Identifiable {
             "volume": .number(Double(volume)), "snooze_min": .number(Double(snoozeMinutes)),
             "fade_in_s": .number(Double(fadeInSeconds)), "ring_timeout_min": .number(Double(ringTimeoutMinutes)),
             "skip_next": skipNext.map { .string($0) } ?? .null, "skip_holidays": .bool(skipHolidays), "next_fire": nextFire.map { .string($0) } ?? .null,
+            "escalate_after_s": .number(Double(escalateAfterSeconds)), "escalate_sound": escalateSound.isEmpty ? .null : .string(escalateSound),
         ]
     }
 }

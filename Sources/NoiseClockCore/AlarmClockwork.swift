@@ -112,7 +112,7 @@ public struct AlarmClockwork: Sendable, Hashable {
                 outcomes += next.ringing.due(
                     Ringing.Due(
                         alarmID: alarm.id, label: alarm.label, firesAt: instant, snoozeMinutes: alarm.snoozeMinutes,
-                        ringTimeoutMinutes: alarm.ringTimeoutMinutes), at: now)
+                        ringTimeoutMinutes: alarm.ringTimeoutMinutes, escalateAfterSeconds: alarm.escalateAfterSeconds), at: now)
             case .missed(let instant):
                 missed.append(Missed(alarmID: alarm.id, label: alarm.label, firesAt: instant))
                 if alarm.isOneShot { _ = try? next.book.setEnabled(alarm.id, false) }
@@ -180,7 +180,7 @@ public struct AlarmClockwork: Sendable, Hashable {
                 if let alarm = try? state.book.alarm(due.alarmID), alarm.isOneShot, alarm.enabled {
                     _ = try? state.book.setEnabled(alarm.id, false)
                 }
-            case .ring, .snoozed, .waiting:
+            case .ring, .snoozed, .waiting, .escalated:
                 break
             }
         }

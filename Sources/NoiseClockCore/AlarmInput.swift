@@ -13,11 +13,14 @@ public struct AlarmFields: Sendable, Hashable {
     public var fadeInSeconds: Int?
     public var ringTimeoutMinutes: Int?
     public var skipHolidays: Bool?
+    public var escalateAfterSeconds: Int?
+    /// A sound id or catalog name, checked only for form here; empty: the alarm's own sound.
+    public var escalateSound: String?
 
     public init(
         time: AlarmTime? = nil, label: String? = nil, days: Set<Weekday>? = nil, enabled: Bool? = nil, sound: String? = nil,
         volume: Int? = nil, snoozeMinutes: Int? = nil, fadeInSeconds: Int? = nil, ringTimeoutMinutes: Int? = nil,
-        skipHolidays: Bool? = nil
+        skipHolidays: Bool? = nil, escalateAfterSeconds: Int? = nil, escalateSound: String? = nil
     ) {
         self.time = time
         self.label = label
@@ -29,11 +32,14 @@ public struct AlarmFields: Sendable, Hashable {
         self.fadeInSeconds = fadeInSeconds
         self.ringTimeoutMinutes = ringTimeoutMinutes
         self.skipHolidays = skipHolidays
+        self.escalateAfterSeconds = escalateAfterSeconds
+        self.escalateSound = escalateSound
     }
 
     /// The names `alarm/add` and `alarm/update` accept (besides `id`).
     public static let names: Set<String> = [
         "time", "label", "days", "enabled", "sound", "volume", "snooze_min", "fade_in_s", "ring_timeout_min", "skip_holidays",
+        "escalate_after_s", "escalate_sound",
     ]
 
     /// Reads and checks every field present; the first bad one is named in the error.
@@ -48,6 +54,8 @@ public struct AlarmFields: Sendable, Hashable {
         fadeInSeconds = try arguments.int("fade_in_s", in: Self.fadeIns)
         ringTimeoutMinutes = try arguments.int("ring_timeout_min", in: Self.ringTimeouts)
         skipHolidays = try arguments.bool("skip_holidays")
+        escalateAfterSeconds = try arguments.int("escalate_after_s", in: Self.escalations)
+        if let value = arguments.values["escalate_sound"] { escalateSound = try Self.escalateSound(value) }
     }
 
     /// `alarm` with the given fields laid over it.
@@ -63,6 +71,8 @@ public struct AlarmFields: Sendable, Hashable {
         if let fadeInSeconds { copy.fadeInSeconds = fadeInSeconds }
         if let ringTimeoutMinutes { copy.ringTimeoutMinutes = ringTimeoutMinutes }
         if let skipHolidays { copy.skipHolidays = skipHolidays }
+        if let escalateAfterSeconds { copy.escalateAfterSeconds = escalateAfterSeconds }
+        if let escalateSound { copy.escalateSound = escalateSound }
         return copy
     }
 
@@ -71,6 +81,15 @@ public struct AlarmFields: Sendable, Hashable {
     static let volumes = 0...100
     static let fadeIns = 0...600
     static let ringTimeouts = 1...120
+    /// `escalate_after_s`: up to an hour; 0 is off.
+    public static let escalations = 0...3600
+
+    /// `escalate_sound`: a tone, or null or "" for the alarm's own.
+    static func escalateSound(_ value: JSONValue) throws(CommandError) -> String {
+        if value == .null { return "" }
+        guard let text = value.stringValue else { throw .invalidField("escalate_sound", "must name an alarm tone, or be null for the alarm's own") }
+        return text
+    }
 
     static func time(_ text: String) throws(CommandError) -> AlarmTime {
         guard let time = AlarmTime(text) else { throw .invalidField("time", "must be HH:MM (00:00 to 23:59), not \"\(text)\"") }
@@ -185,6 +204,8 @@ extension Alarm {
             guard let on = skip.boolValue else { throw .invalidField("skip_holidays", "must be true or false") }
             skipHolidays = on
         }
+        if fields.values["escalate_after_s"] != nil { escalateAfterSeconds = try fields.int("escalate_after_s", in: AlarmFields.escalations) }
+        if let value = fields.values["escalate_sound"] { escalateSound = try AlarmFields.escalateSound(value) }
         if let skip = fields.values["skip_next"], skip != .null {
             guard let date = skip.stringValue else { throw .invalidField("skip_next", "must be a date or null") }
             skipNext = date

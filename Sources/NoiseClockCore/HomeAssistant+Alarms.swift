@@ -3,7 +3,7 @@ extension HomeAssistantDiscovery {
     /// The alarm events the event entity reports.
     public static let alarmEvents = [
         "alarm_upcoming", "alarm_ringing", "alarm_snoozed", "alarm_dismissed", "alarm_auto_silenced", "alarm_missed",
-        "alarm_skipped",
+        "alarm_skipped", "alarm_escalated",
     ]
 
     /// Every event the event entity reports: the alarms', then the timers' and the meditations'.

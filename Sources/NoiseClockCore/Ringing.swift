@@ -11,13 +11,16 @@ public struct Ringing: Sendable, Hashable {
         public var firesAt: Date
         public var snoozeMinutes: Int
         public var ringTimeoutMinutes: Int
+        /// Still ringing this long, it escalates (SPEC §12); 0: never.
+        public var escalateAfterSeconds: Int
 
-        public init(alarmID: String, label: String, firesAt: Date, snoozeMinutes: Int, ringTimeoutMinutes: Int) {
+        public init(alarmID: String, label: String, firesAt: Date, snoozeMinutes: Int, ringTimeoutMinutes: Int, escalateAfterSeconds: Int = 0) {
             self.alarmID = alarmID
             self.label = label
             self.firesAt = firesAt
             self.snoozeMinutes = snoozeMinutes
             self.ringTimeoutMinutes = ringTimeoutMinutes
+            self.escalateAfterSeconds = escalateAfterSeconds
         }
     }
 
@@ -31,6 +34,16 @@ public struct Ringing: Sendable, Hashable {
         public var since: Date
         public var snoozedUntil: Date?
         public var snoozeCount: Int
+        /// This ring has escalated (each ring after a snooze starts gentle again).
+        public var escalated = false
+
+        /// When this ring escalates, if it rings and has not yet.
+        var escalatesAt: Date? {
+            guard phase == .ringing, !escalated, due.escalateAfterSeconds > 0,
+                  due.escalateAfterSeconds < due.ringTimeoutMinutes * 60
+            else { return nil }
+            return since.addingTimeInterval(Double(due.escalateAfterSeconds))
+        }
     }
 
     /// What the scheduler must do (sound, events) after a change.
@@ -41,6 +54,8 @@ public struct Ringing: Sendable, Hashable {
         case autoSilenced(Due)
         /// Due while another alarm rings; it rings after that one.
         case waiting(Due)
+        /// Still ringing after its `escalateAfterSeconds`: it gets firm.
+        case escalated(Due)
         /// A snooze that ended more than the grace period ago (the node was down, or the wall
         /// clock jumped over it): reported, not rung. `at` is when it should have rung.
         case missed(Due, at: Date)
@@ -107,6 +122,10 @@ public struct Ringing: Sendable, Hashable {
         case .ringing where now.timeIntervalSince(session.since) >= Double(session.due.ringTimeoutMinutes * 60):
             current = nil
             return [.autoSilenced(session.due)] + promote(at: now)
+        case .ringing where session.escalatesAt.map { now >= $0 } ?? false:
+            session.escalated = true
+            current = session
+            return [.escalated(session.due)]
         case .snoozed where session.snoozedUntil.map { now.timeIntervalSince($0) > grace } ?? false:
             current = nil
             return [.missed(session.due, at: session.snoozedUntil ?? now)] + promote(at: now)
@@ -114,6 +133,7 @@ public struct Ringing: Sendable, Hashable {
             session.phase = .ringing
             session.since = now
             session.snoozedUntil = nil
+            session.escalated = false
             current = session
             return [.ring(session.due)]
         default:
@@ -173,7 +193,9 @@ public struct Ringing: Sendable, Hashable {
     public var nextChange: Date? {
         guard let session = current else { return nil }
         switch session.phase {
-        case .ringing: return session.since.addingTimeInterval(Double(session.due.ringTimeoutMinutes * 60))
+        case .ringing:
+            let timeout = session.since.addingTimeInterval(Double(session.due.ringTimeoutMinutes * 60))
+            return session.escalatesAt.map { min($0, timeout) } ?? timeout
         case .snoozed: return session.snoozedUntil
         case .idle: return nil
         }
@@ -191,11 +213,12 @@ public struct Ringing: Sendable, Hashable {
         next.phase = .ringing
         next.since = now
         next.snoozedUntil = nil
+        next.escalated = false
         current = next
         return [.ring(next.due)]
     }
 
-    /// `B/alarm/state`: `{"state","alarm_id","label","since","snoozed_until","snooze_count"}`, and
+    /// `B/alarm/state`: `{"state","alarm_id","label","since","snoozed_until","snooze_count","escalated"}`, and
     /// `waiting`: the alarms that came due while another rang, in the order they will ring.
     public func json(isoTime: (Date) -> String) -> JSONValue {
         let waitingJSON = JSONValue.array(waiting.map { session in
@@ -207,14 +230,14 @@ public struct Ringing: Sendable, Hashable {
         guard let session = current else {
             return [
                 "state": "idle", "alarm_id": nil, "label": nil, "since": nil, "snoozed_until": nil, "snooze_count": 0,
-                "waiting": waitingJSON,
+                "escalated": false, "waiting": waitingJSON,
             ]
         }
         return [
             "state": .string(session.phase.rawValue), "alarm_id": .string(session.due.alarmID),
             "label": .string(session.due.label), "since": .string(isoTime(session.since)),
             "snoozed_until": session.snoozedUntil.map { .string(isoTime($0)) } ?? .null,
-            "snooze_count": .number(Double(session.snoozeCount)), "waiting": waitingJSON,
+            "snooze_count": .number(Double(session.snoozeCount)), "escalated": .bool(session.escalated), "waiting": waitingJSON,
         ]
     }
 }
@@ -245,6 +268,7 @@ extension Ringing.Session {
             "phase": .string(phase.rawValue), "since": .number(since.timeIntervalSince1970),
             "snoozed_until": snoozedUntil.map { .number($0.timeIntervalSince1970) } ?? .null,
             "snooze_count": .number(Double(snoozeCount)),
+            "escalate_after_s": .number(Double(due.escalateAfterSeconds)), "escalated": .bool(escalated),
         ]
     }
 
@@ -260,10 +284,16 @@ extension Ringing.Session {
             due: Ringing.Due(
                 alarmID: try members.string("alarm_id"), label: try members.string("label"),
                 firesAt: try members.instant("fires_at"), snoozeMinutes: try members.int("snooze_min"),
-                ringTimeoutMinutes: try members.int("ring_timeout_min")),
+                ringTimeoutMinutes: try members.int("ring_timeout_min"),
+                // A file from before escalation: none.
+                escalateAfterSeconds: members.values["escalate_after_s"] == nil ? 0 : try members.int("escalate_after_s", in: AlarmFields.escalations)),
             phase: phase, since: try members.instant("since"),
             snoozedUntil: members.values["snoozed_until"] == .null ? nil : try members.instant("snoozed_until"),
             snoozeCount: try members.int("snooze_count"))
+        if let value = members.values["escalated"] {
+            guard let flag = value.boolValue else { throw .invalidField("escalated", "must be true or false") }
+            escalated = flag
+        }
     }
 }
 

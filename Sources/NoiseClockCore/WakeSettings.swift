@@ -7,19 +7,23 @@ public struct WakeSettings: Sendable, Hashable {
     public var daysOff: [CivilDate] = []
     /// The vacation's last day; nil: no vacation.
     public var vacationUntil: CivilDate?
+    /// New alarms get firm after ringing this long (`escalate_after_s`); 0: never.
+    public var escalateAfterSeconds = 0
 
-    public init(skipHolidays: Bool = false, daysOff: [CivilDate] = [], vacationUntil: CivilDate? = nil) {
+    public init(skipHolidays: Bool = false, daysOff: [CivilDate] = [], vacationUntil: CivilDate? = nil, escalateAfterSeconds: Int = 0) {
         self.skipHolidays = skipHolidays
         self.daysOff = daysOff
         self.vacationUntil = vacationUntil
+        self.escalateAfterSeconds = escalateAfterSeconds
     }
 
-    public static let fields: Set<String> = ["skip_holidays", "days_off", "vacation_until"]
+    public static let fields: Set<String> = ["skip_holidays", "days_off", "vacation_until", "escalate_after_s"]
 
     public var json: JSONValue {
         [
             "skip_holidays": .bool(skipHolidays), "days_off": .array(daysOff.map { .string($0.iso) }),
             "vacation_until": vacationUntil.map { .string($0.iso) } ?? .null,
+            "escalate_after_s": .number(Double(escalateAfterSeconds)),
         ]
     }
 
@@ -35,6 +39,7 @@ public struct WakeSettings: Sendable, Hashable {
         let fields = PatchFields(patch, path: path)
         try fields.allowOnly(Self.fields)
         if let skip = try fields.bool("skip_holidays") { next.skipHolidays = skip }
+        if let seconds = try fields.int("escalate_after_s", AlarmFields.escalations) { next.escalateAfterSeconds = seconds }
         if let value = patch["days_off"] { next.daysOff = try Self.dates(value, field: fields.name("days_off")) }
         if let value = patch["vacation_until"] {
             if value == .null {

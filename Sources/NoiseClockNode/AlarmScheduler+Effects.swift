@@ -19,7 +19,18 @@ extension AlarmScheduler {
                     "alarm_ringing",
                     eventDetails(due.alarmID, due.label, ["fires_at": iso(due.firesAt, zone), "snooze_count": .number(Double(snoozes))]))
                 logger.info("alarm ringing", metadata: ["alarm": "\(due.alarmID)", "label": "\(due.label)"])
-                startTone(for: due.alarmID)
+                // After a restart an escalated ring goes on firm.
+                let escalated = state.ringing.current?.due == due && state.ringing.current?.escalated == true
+                startTone(for: due.alarmID, escalated: escalated)
+            case .escalated(let due):
+                let alarm = try? state.book.alarm(due.alarmID)
+                emit(
+                    "alarm_escalated",
+                    eventDetails(due.alarmID, due.label, [
+                        "after_s": .number(Double(due.escalateAfterSeconds)), "sound": .string(alarm.map(escalationSound) ?? defaultSound),
+                    ]))
+                logger.info("alarm escalated", metadata: ["alarm": "\(due.alarmID)", "after_s": "\(due.escalateAfterSeconds)"])
+                startTone(for: due.alarmID, escalated: true)
             case .snoozed(let due, let until):
                 emit("alarm_snoozed", eventDetails(due.alarmID, due.label, ["until": iso(until, zone)]))
                 stopToneUnlessRinging()
@@ -41,13 +52,27 @@ extension AlarmScheduler {
         publishRinging()
     }
 
+    /// How long an escalation's tone takes to rise to full while the gentle one fades out.
+    static let escalationRampSeconds = 3
+
     /// Rings the alarm's tone through the arbiter, over everything else (the noise fades out).
-    func startTone(for id: String) {
+    /// Escalated: its `escalate_sound` (its own sound when none) at volume 100, cross-faded from
+    /// the tone that rang.
+    func startTone(for id: String, escalated: Bool = false) {
         let alarm = try? state.book.alarm(id)
+        if escalated {
+            arbiter?.ring(
+                .alarm, sound: alarm.map(escalationSound) ?? defaultSound, kind: .alarm, fallback: defaultSound, library: library,
+                volume: 100, rampSeconds: Self.escalationRampSeconds, logger: logger)
+            return
+        }
         arbiter?.ring(
             .alarm, sound: alarm?.sound ?? defaultSound, kind: .alarm, fallback: defaultSound, library: library, volume: alarm?.volume ?? 80,
             rampSeconds: alarm?.fadeInSeconds ?? 30, logger: logger)
     }
+
+    /// The tone `alarm` escalates to.
+    func escalationSound(_ alarm: Alarm) -> String { alarm.escalateSound.isEmpty ? alarm.sound : alarm.escalateSound }
 
     /// Stops the tone when the alarm that rang is over. When another alarm rings now (it was
     /// waiting), its own ring outcome follows and its tone takes over from this one.
@@ -160,7 +185,10 @@ extension AlarmScheduler {
     func prepareOutputIfDue(now: Date) {
         guard let arbiter else { return }
         let soon = nextFires.filter { $0.value.timeIntervalSince(now) <= AudioArbiter.soon }.keys.sorted()
-        library.keepReady(soon.map { id in (try? state.book.alarm(id))?.sound ?? defaultSound }, for: "alarms")
+        // The tone an alarm escalates to is decoded ahead too: it starts while the first one rings.
+        let alarms = soon.map { id in try? state.book.alarm(id) }
+        let escalations = alarms.compactMap { $0 }.filter { $0.escalateAfterSeconds > 0 }.map(escalationSound)
+        library.keepReady(alarms.map { $0?.sound ?? defaultSound } + escalations, for: "alarms")
         guard !soon.isEmpty else { return }
         arbiter.prepare()
     }
@@ -172,8 +200,8 @@ extension AlarmScheduler {
 
     var defaultSound: String { library.catalog.defaultSound(of: .alarm)?.id ?? "" }
 
-    func alarmSound(_ reference: String) throws(CommandError) -> String {
-        try library.sound(reference, field: "sound", kind: .alarm).id
+    func alarmSound(_ reference: String, field: String = "sound") throws(CommandError) -> String {
+        try library.sound(reference, field: field, kind: .alarm).id
     }
 
     func newID(in book: AlarmBook) -> String {

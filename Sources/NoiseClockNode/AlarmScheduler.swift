@@ -87,7 +87,9 @@ public final class AlarmScheduler {
     public func add(_ draft: AlarmDraft) async throws(CommandError) -> JSONValue {
         var draft = draft
         if let sound = draft.fields.sound { draft.fields.sound = try alarmSound(sound) }
+        if let sound = draft.fields.escalateSound, !sound.isEmpty { draft.fields.escalateSound = try alarmSound(sound, field: "escalate_sound") }
         if draft.fields.skipHolidays == nil { draft.fields.skipHolidays = time.settings.current.wake.skipHolidays }
+        if draft.fields.escalateAfterSeconds == nil { draft.fields.escalateAfterSeconds = time.settings.current.wake.escalateAfterSeconds }
         let id = newID(in: ledger.staged.book), defaultSound = defaultSound
         return try await change { [draft] state, now, _ throws(CommandError) in
             let alarm = try state.book.add(draft, id: id, defaultSound: defaultSound)
@@ -100,6 +102,7 @@ public final class AlarmScheduler {
     public func update(_ patch: AlarmPatch) async throws(CommandError) -> JSONValue {
         var patch = patch
         if let sound = patch.fields.sound { patch.fields.sound = try alarmSound(sound) }
+        if let sound = patch.fields.escalateSound, !sound.isEmpty { patch.fields.escalateSound = try alarmSound(sound, field: "escalate_sound") }
         return try await change { [patch] state, now, outcomes throws(CommandError) in
             let alarm = try state.book.update(patch)
             state.book.handled(alarm.id, at: now)

@@ -120,7 +120,7 @@ struct AlarmClockworkTests {
                     if case .waiting = outcome { queued.insert(key) }
                 case .missed(let due, _):
                     snoozed.remove(Key(id: due.alarmID, at: due.firesAt))
-                case .snoozed, .dismissed, .autoSilenced:
+                case .snoozed, .dismissed, .autoSilenced, .escalated:
                     break
                 }
             }

@@ -142,7 +142,7 @@ struct HomeAssistantDiscoveryTests {
         let event = try component("alarm_event")
         #expect(event["event_types"] == [
             "alarm_upcoming", "alarm_ringing", "alarm_snoozed", "alarm_dismissed", "alarm_auto_silenced", "alarm_missed",
-            "alarm_skipped", "timer_finished", "timer_dismissed", "timer_missed",
+            "alarm_skipped", "alarm_escalated", "timer_finished", "timer_dismissed", "timer_missed",
             "meditation_started", "meditation_interval", "meditation_completed", "meditation_stopped",
         ])
         #expect(event["unique_id"] == "noiseclock_bedroom_alarm_event")

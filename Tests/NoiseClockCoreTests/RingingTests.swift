@@ -146,13 +146,13 @@ struct RingingTests {
         let iso: (Date) -> String = { "T\(Int($0.timeIntervalSince(self.t0)))" }
         #expect(ringing.json(isoTime: iso) == [
             "state": "idle", "alarm_id": nil, "label": nil, "since": nil, "snoozed_until": nil, "snooze_count": 0,
-            "waiting": [],
+            "escalated": false, "waiting": [],
         ])
         _ = ringing.due(due("a"), at: at(0))
         _ = ringing.snooze(minutes: 5, at: at(60))
         #expect(ringing.json(isoTime: iso) == [
             "state": "snoozed", "alarm_id": "a", "label": "A", "since": "T60", "snoozed_until": "T360", "snooze_count": 1,
-            "waiting": [],
+            "escalated": false, "waiting": [],
         ])
         // An alarm due meanwhile rings; a waits behind it and is listed.
         _ = ringing.due(due("b"), at: at(120))

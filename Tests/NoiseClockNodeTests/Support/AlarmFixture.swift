@@ -172,17 +172,17 @@ func ringingEvent(_ id: String, _ label: String, at: Date, firesAt: String = fir
 /// `B/alarm/state` of SPEC §2 (plus `waiting`).
 func ringState(
     _ state: String, _ id: String, _ label: String, since: Date, snoozedUntil: Date? = nil, snoozeCount: Int = 0,
-    waiting: [JSONValue] = []
+    waiting: [JSONValue] = [], escalated: Bool = false
 ) -> JSONValue {
     [
         "state": .string(state), "alarm_id": .string(id), "label": .string(label), "since": .string(berlinISO(since)),
         "snoozed_until": snoozedUntil.map { .string(berlinISO($0)) } ?? .null,
-        "snooze_count": .number(Double(snoozeCount)), "waiting": .array(waiting),
+        "snooze_count": .number(Double(snoozeCount)), "escalated": .bool(escalated), "waiting": .array(waiting),
     ]
 }
 
 let idleState: JSONValue = [
-    "state": "idle", "alarm_id": nil, "label": nil, "since": nil, "snoozed_until": nil, "snooze_count": 0, "waiting": [],
+    "state": "idle", "alarm_id": nil, "label": nil, "since": nil, "snoozed_until": nil, "snooze_count": 0, "escalated": false, "waiting": [],
 ]
 
 /// The alarm object without the members that differ between an alarm and its copy.
