@@ -9,6 +9,7 @@ import { connect, command, loadCatalogs } from "./connection.js";
 import { now, parts, setZone, formatHM } from "./nodetime.js";
 import { TimeView, fontStack } from "./timeview.js";
 import { applyTheme } from "./theme.js";
+import { renderSunrise } from "./sunrise.js";
 import { initOverlays, labelOverlays, renderOverlays, renderConnection, renderTimerChips } from "./overlays.js";
 import { initRinging, labelRinging, renderRinging, updateRingTime, isRinging, renderTimerRinging } from "./ringing.js";
 import { initSession, labelSession, renderSession, sessionShown } from "./session.js";
@@ -138,6 +139,7 @@ function renderAll(topics) {
     fit();
   }
   if (has("alarm/state", "alarms", "connection", "settings", "clock", "timers", "meditation")) renderViews();
+  if (has("wake", "clock", "connection")) renderSunrise();
   renderWake();
 }
 

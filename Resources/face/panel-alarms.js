@@ -13,7 +13,12 @@ const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 const SNOOZE = [5, 7, 8, 9, 10, 15, 20];
 const FADE = [0, 10, 30, 60, 120];
 const TIMEOUT = [5, 10, 15, 20, 30];
-const DEFAULTS = { time: "07:00", days: [], label: "", enabled: true, sound: "", volume: 80, snooze_min: 9, fade_in_s: 30, ring_timeout_min: 10, skip_holidays: false };
+const SUNRISE = [0, 10, 20, 30, 45, 60];
+const ESCALATE = [0, 60, 120, 180, 300];
+const DEFAULTS = {
+  time: "07:00", days: [], label: "", enabled: true, sound: "", volume: 80, snooze_min: 9, fade_in_s: 30, ring_timeout_min: 10,
+  skip_holidays: false, sunrise_min: 0, lights: false, escalate_after_s: 0, escalate_sound: null,
+};
 
 /** "Skips Fri 25 Dec, Christmas Day" for the holiday or day off an alarm keeps quiet on next. */
 function skipText(skip) {
@@ -132,7 +137,10 @@ export class AlarmsPanel {
   // --- editor
 
   edit(alarm, kept = null) {
-    const wakeDefaults = { skip_holidays: !!store.state.settings?.wake?.skip_holidays };
+    const wake = store.state.settings?.wake || {};
+    const wakeDefaults = {
+      skip_holidays: !!wake.skip_holidays, sunrise_min: wake.sunrise_min || 0, lights: !!wake.lights, escalate_after_s: wake.escalate_after_s || 0,
+    };
     const draft = kept || { ...DEFAULTS, ...wakeDefaults, sound: defaultSound(), ...(alarm || {}) };
     draft.days = [...(draft.days || [])];
     this.source = alarm;
@@ -178,9 +186,10 @@ export class AlarmsPanel {
     };
     this.renderSounds();
 
+    const KEYS = { snooze: "snooze_min", fade: "fade_in_s", timeout: "ring_timeout_min", sunrise: "sunrise_min", escalate: "escalate_after_s" };
     const choice = (name, values, format) => segmented(t("editor." + name), values.map((v) => ({ value: v, label: format(v) })),
-      draft[name === "snooze" ? "snooze_min" : name === "fade" ? "fade_in_s" : "ring_timeout_min"], (v) =>
-        change({ [name === "snooze" ? "snooze_min" : name === "fade" ? "fade_in_s" : "ring_timeout_min"]: v }));
+      draft[KEYS[name]], (v) => change({ [KEYS[name]]: v }));
+    const withValue = (list, v) => (list.includes(v) ? list : [...list, v].sort((a, b) => a - b));
     const fadeLabel = (s) => (s === 0 ? t("editor.off") : s < 60 ? t("unit.s", { count: s }) : t("unit.min", { count: s / 60 }));
     const fades = FADE.includes(draft.fade_in_s) ? FADE : [...FADE, draft.fade_in_s].sort((a, b) => a - b);
     const timeouts = TIMEOUT.includes(draft.ring_timeout_min) ? TIMEOUT : [...TIMEOUT, draft.ring_timeout_min].sort((a, b) => a - b);
@@ -189,6 +198,13 @@ export class AlarmsPanel {
     this.fields.enabled = { showError: () => {} };
     const skipHolidays = toggle(t("editor.skip_holidays"), draft.skip_holidays, (on) => change({ skip_holidays: on }));
     this.fields.skip_holidays = { showError: () => {} };
+    const lights = toggle(t("editor.lights"), draft.lights, (on) => change({ lights: on }));
+    this.fields.lights = { showError: () => {} };
+    // The tone an alarm escalates to: its own (null), or one of the alarm tones.
+    const escalateSound = h("select", { class: "input", "aria-label": t("editor.escalate_sound"),
+      onchange: (e) => change({ escalate_sound: e.target.value || null }) },
+      h("option", { value: "", text: t("editor.escalate_same") }),
+      ...(store.sounds?.alarm || []).filter((s) => s.id).map((s) => h("option", { value: s.id, text: s.name, selected: s.id === draft.escalate_sound })));
     const volume = slider(t("editor.volume"), { value: draft.volume, format: (v) => t("settings.percent", { value: v }), onInput: (v) => change({ volume: v }) });
     this.fields.volume = volume;
 
@@ -229,6 +245,11 @@ export class AlarmsPanel {
         f("snooze_min", t("editor.snooze"), choice("snooze", SNOOZE, (v) => t("unit.min", { count: v }))),
         f("fade_in_s", t("editor.fade"), choice("fade", fades, fadeLabel)),
         f("ring_timeout_min", t("editor.timeout"), choice("timeout", timeouts, (v) => t("unit.min", { count: v })))),
+      section(t("editor.waking"),
+        f("sunrise_min", t("editor.sunrise"), choice("sunrise", withValue(SUNRISE, draft.sunrise_min), (v) => (v ? t("unit.min", { count: v }) : t("editor.off")))),
+        lights,
+        f("escalate_after_s", t("editor.escalate"), choice("escalate", withValue(ESCALATE, draft.escalate_after_s), (v) => (v ? t("unit.min", { count: v / 60 }) : t("editor.off")))),
+        f("escalate_sound", t("editor.escalate_sound"), escalateSound)),
       h("div", { class: "actions" }, actions),
     );
     // The sound list's own label is the section title.
@@ -241,7 +262,8 @@ export class AlarmsPanel {
     const payload = {
       time: d.time, days: d.days, label: d.label.trim(), enabled: d.enabled, sound: d.sound,
       volume: d.volume, snooze_min: d.snooze_min, fade_in_s: d.fade_in_s, ring_timeout_min: d.ring_timeout_min,
-      skip_holidays: !!d.skip_holidays,
+      skip_holidays: !!d.skip_holidays, sunrise_min: d.sunrise_min || 0, lights: !!d.lights, escalate_after_s: d.escalate_after_s || 0,
+      escalate_sound: d.escalate_sound || null,
     };
     if (!payload.sound) delete payload.sound;
     if (!payload.label) delete payload.label; // the node's default label, in its language

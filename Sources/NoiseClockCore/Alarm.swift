@@ -82,11 +82,16 @@ public struct Alarm: Sendable, Hashable, Identifiable {
     public var escalateAfterSeconds: Int
     /// The tone it escalates to; empty: its own `sound`, louder.
     public var escalateSound: String
+    /// Minutes of sunrise before the ring (SPEC §12), 0-60; 0: none.
+    public var sunriseMinutes: Int
+    /// The sunrise also drives `wake.lights`.
+    public var lights: Bool
 
     public init(
         id: String, time: AlarmTime, days: Set<Weekday> = [], label: String = "Alarm", enabled: Bool = true,
         sound: String, volume: Int = 80, snoozeMinutes: Int = 9, fadeInSeconds: Int = 30, ringTimeoutMinutes: Int = 10,
-        skipNext: String? = nil, skipHolidays: Bool = false, escalateAfterSeconds: Int = 0, escalateSound: String = ""
+        skipNext: String? = nil, skipHolidays: Bool = false, escalateAfterSeconds: Int = 0, escalateSound: String = "",
+        sunriseMinutes: Int = 0, lights: Bool = false
     ) {
         self.id = id
         self.time = time
@@ -102,6 +107,8 @@ public struct Alarm: Sendable, Hashable, Identifiable {
         self.skipHolidays = skipHolidays
         self.escalateAfterSeconds = escalateAfterSeconds
         self.escalateSound = escalateSound
+        self.sunriseMinutes = sunriseMinutes
+        self.lights = lights
     }
 
     public var isOneShot: Bool { days.isEmpty }
@@ -115,6 +122,7 @@ public struct Alarm: Sendable, Hashable, Identifiable {
             "fade_in_s": .number(Double(fadeInSeconds)), "ring_timeout_min": .number(Double(ringTimeoutMinutes)),
             "skip_next": skipNext.map { .string($0) } ?? .null, "skip_holidays": .bool(skipHolidays), "next_fire": nextFire.map { .string($0) } ?? .null,
             "escalate_after_s": .number(Double(escalateAfterSeconds)), "escalate_sound": escalateSound.isEmpty ? .null : .string(escalateSound),
+            "sunrise_min": .number(Double(sunriseMinutes)), "lights": .bool(lights),
         ]
     }
 }

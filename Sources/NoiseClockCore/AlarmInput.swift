@@ -16,11 +16,14 @@ public struct AlarmFields: Sendable, Hashable {
     public var escalateAfterSeconds: Int?
     /// A sound id or catalog name, checked only for form here; empty: the alarm's own sound.
     public var escalateSound: String?
+    public var sunriseMinutes: Int?
+    public var lights: Bool?
 
     public init(
         time: AlarmTime? = nil, label: String? = nil, days: Set<Weekday>? = nil, enabled: Bool? = nil, sound: String? = nil,
         volume: Int? = nil, snoozeMinutes: Int? = nil, fadeInSeconds: Int? = nil, ringTimeoutMinutes: Int? = nil,
-        skipHolidays: Bool? = nil, escalateAfterSeconds: Int? = nil, escalateSound: String? = nil
+        skipHolidays: Bool? = nil, escalateAfterSeconds: Int? = nil, escalateSound: String? = nil, sunriseMinutes: Int? = nil,
+        lights: Bool? = nil
     ) {
         self.time = time
         self.label = label
@@ -34,12 +37,14 @@ public struct AlarmFields: Sendable, Hashable {
         self.skipHolidays = skipHolidays
         self.escalateAfterSeconds = escalateAfterSeconds
         self.escalateSound = escalateSound
+        self.sunriseMinutes = sunriseMinutes
+        self.lights = lights
     }
 
     /// The names `alarm/add` and `alarm/update` accept (besides `id`).
     public static let names: Set<String> = [
         "time", "label", "days", "enabled", "sound", "volume", "snooze_min", "fade_in_s", "ring_timeout_min", "skip_holidays",
-        "escalate_after_s", "escalate_sound",
+        "escalate_after_s", "escalate_sound", "sunrise_min", "lights",
     ]
 
     /// Reads and checks every field present; the first bad one is named in the error.
@@ -56,6 +61,8 @@ public struct AlarmFields: Sendable, Hashable {
         skipHolidays = try arguments.bool("skip_holidays")
         escalateAfterSeconds = try arguments.int("escalate_after_s", in: Self.escalations)
         if let value = arguments.values["escalate_sound"] { escalateSound = try Self.escalateSound(value) }
+        sunriseMinutes = try arguments.int("sunrise_min", in: Self.sunrises)
+        lights = try arguments.bool("lights")
     }
 
     /// `alarm` with the given fields laid over it.
@@ -73,6 +80,8 @@ public struct AlarmFields: Sendable, Hashable {
         if let skipHolidays { copy.skipHolidays = skipHolidays }
         if let escalateAfterSeconds { copy.escalateAfterSeconds = escalateAfterSeconds }
         if let escalateSound { copy.escalateSound = escalateSound }
+        if let sunriseMinutes { copy.sunriseMinutes = sunriseMinutes }
+        if let lights { copy.lights = lights }
         return copy
     }
 
@@ -83,6 +92,8 @@ public struct AlarmFields: Sendable, Hashable {
     static let ringTimeouts = 1...120
     /// `escalate_after_s`: up to an hour; 0 is off.
     public static let escalations = 0...3600
+    /// `sunrise_min`: up to an hour; 0 is none.
+    public static let sunrises = 0...60
 
     /// `escalate_sound`: a tone, or null or "" for the alarm's own.
     static func escalateSound(_ value: JSONValue) throws(CommandError) -> String {
@@ -206,6 +217,11 @@ extension Alarm {
         }
         if fields.values["escalate_after_s"] != nil { escalateAfterSeconds = try fields.int("escalate_after_s", in: AlarmFields.escalations) }
         if let value = fields.values["escalate_sound"] { escalateSound = try AlarmFields.escalateSound(value) }
+        if fields.values["sunrise_min"] != nil { sunriseMinutes = try fields.int("sunrise_min", in: AlarmFields.sunrises) }
+        if let value = fields.values["lights"] {
+            guard let on = value.boolValue else { throw .invalidField("lights", "must be true or false") }
+            lights = on
+        }
         if let skip = fields.values["skip_next"], skip != .null {
             guard let date = skip.stringValue else { throw .invalidField("skip_next", "must be a date or null") }
             skipNext = date

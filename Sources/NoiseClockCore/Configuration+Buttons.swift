@@ -69,7 +69,7 @@ extension Configuration {
 
 extension ConfigurationSchema {
     /// The keys whose value may be a YAML list, item indices written `[]`.
-    public static let listPaths: Set<String> = ["buttons"]
+    public static let listPaths: Set<String> = ["buttons", "wake.lights", "wake.lights[].color_temp"]
 
     /// `path` with each item index replaced by `[]` (`buttons[2]` → `buttons[]`).
     public static func listPattern(_ path: String) -> String {

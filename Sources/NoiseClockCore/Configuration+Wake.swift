@@ -3,9 +3,12 @@ extension Configuration {
     public struct Wake: Sendable, Hashable {
         /// The public holidays alarms with `skip_holidays` keep quiet on; nil: none.
         public var holidays: HolidayCalendar?
+        /// The lamps a sunrise drives (`wake.lights`), for alarms with `lights`.
+        public var lights: [WakeLamp]
 
-        public init(holidays: HolidayCalendar? = nil) {
+        public init(holidays: HolidayCalendar? = nil, lights: [WakeLamp] = []) {
             self.holidays = holidays
+            self.lights = lights
         }
     }
 }

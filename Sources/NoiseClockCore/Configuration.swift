@@ -236,6 +236,8 @@ public enum ConfigurationSchema {
             .keys.sorted().map { "\($0) (in \(fileName ?? "the file"))" }
         let buttons = try buttons(file, fileName: fileName)
         unknown += buttons.unknown
+        let lamps = try wakeLamps(file, fileName: fileName)
+        unknown += lamps.unknown
         unknown += environment.keys.filter { $0.hasPrefix("NOISECLOCK_") && !knownVariables.contains($0) }.sorted()
 
         var resolved: [String: ResolvedValue] = [:]
@@ -306,9 +308,9 @@ public enum ConfigurationSchema {
             timers: .init(ringTimeoutSeconds: int("timers.ring_timeout_s")),
             meditations: .init(directory: string("meditations.dir")),
             homeAssistant: .init(alarmTimeEntity: .init(rawValue: string("homeassistant.alarm_time_entity")) ?? .text),
-            wake: try wake(resolved), buttons: buttons.buttons)
+            wake: Configuration.Wake(holidays: try wake(resolved).holidays, lights: lamps.lamps), buttons: buttons.buttons)
         return ResolvedConfiguration(
-            configuration: configuration, values: keys.compactMap { resolved[$0.path] } + buttons.values, unknownKeys: unknown)
+            configuration: configuration, values: keys.compactMap { resolved[$0.path] } + lamps.values + buttons.values, unknownKeys: unknown)
     }
 
     private static func derivedDefault(_ path: String, resolved: [String: ResolvedValue], hostname: String) -> String {

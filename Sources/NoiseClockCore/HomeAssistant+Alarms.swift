@@ -3,7 +3,7 @@ extension HomeAssistantDiscovery {
     /// The alarm events the event entity reports.
     public static let alarmEvents = [
         "alarm_upcoming", "alarm_ringing", "alarm_snoozed", "alarm_dismissed", "alarm_auto_silenced", "alarm_missed",
-        "alarm_skipped", "alarm_escalated",
+        "alarm_skipped", "alarm_escalated", "wake_sunrise", "wake_awake",
     ]
 
     /// Every event the event entity reports: the alarms', then the timers' and the meditations'.
@@ -35,6 +35,14 @@ extension HomeAssistantDiscovery {
                 "json_attributes_template":
                     "{{ {'alarm_id': value_json.alarm_id, 'label': value_json.label, 'snoozed_until': value_json.snoozed_until, 'snooze_count': value_json.snooze_count} | tojson }}",
                 "icon": "mdi:alarm-bell",
+            ]),
+            // SPEC §12: where a waking up is, with the sunrise's progress and the light's level.
+            "wake": component("sensor", "wake", state: topics.state(StateTopic.wake), [
+                "device_class": "enum", "options": .array(WakePhase.allCases.map { .string($0.rawValue) }),
+                "value_template": "{{ value_json.phase }}", "json_attributes_topic": .string(topics.state(StateTopic.wake)),
+                "json_attributes_template":
+                    "{{ {'alarm_id': value_json.alarm_id, 'label': value_json.label, 'ring_at': value_json.ring_at, 'sunrise_started_at': value_json.sunrise_started_at, 'progress': value_json.progress, 'level': value_json.level} | tojson }}",
+                "icon": "mdi:weather-sunset-up",
             ]),
             "ringing": component("binary_sensor", "ringing", state: topics.alarmState, [
                 "value_template": "{{ 'ON' if value_json.state == 'ringing' else 'OFF' }}", "icon": "mdi:alarm-light",

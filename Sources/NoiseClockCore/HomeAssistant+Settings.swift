@@ -31,6 +31,13 @@ extension HomeAssistantDiscovery {
                 "payload_on": #"{"wake":{"skip_holidays":true}}"#, "payload_off": #"{"wake":{"skip_holidays":false}}"#,
                 "state_on": "ON", "state_off": "OFF", "entity_category": "config", "icon": "mdi:calendar-star",
             ]),
+            "sunrise_min": component("number", "sunrise_min", state: settings, command: command, [
+                "min": .number(Double(AlarmFields.sunrises.lowerBound)), "max": .number(Double(AlarmFields.sunrises.upperBound)),
+                "step": 1, "unit_of_measurement": "min", "mode": "box", "device_class": "duration",
+                "value_template": "{{ value_json.wake.sunrise_min }}",
+                "command_template": "{{ {'wake': {'sunrise_min': value | int}} | tojson }}", "entity_category": "config",
+                "icon": "mdi:weather-sunset-up",
+            ]),
             "vacation_until": component("text", "vacation_until", state: settings, command: topics.command("vacation"), [
                 "value_template": "{{ value_json.wake.vacation_until or '' }}",
                 "command_template": "{{ {'until': value if value else none} | tojson }}",

@@ -12,6 +12,8 @@ public enum NodeSignal: Sendable, Hashable {
     case settings(ClockSettings)
     /// The alarms, as `B/alarms` lists them (Home Assistant's entity per alarm follows them).
     case alarms([Alarm])
+    /// The light of a waking up, for the screen: sent as the wake phase changes (SPEC §12).
+    case wake(WakeLight)
 
     /// Signals of one kind replace each other: a new subscriber gets the latest of each kind.
     var kind: Int {
@@ -20,6 +22,7 @@ public enum NodeSignal: Sendable, Hashable {
         case .timerRinging: 1
         case .settings: 2
         case .alarms: 3
+        case .wake: 4
         }
     }
 }

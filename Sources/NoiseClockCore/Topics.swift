@@ -73,4 +73,6 @@ public enum StateTopic {
     public static let meditationStats = "meditation/stats"
     /// The next twelve months of public holidays and days off, and the vacation (SPEC §12).
     public static let holidays = "holidays"
+    /// Where a waking up is: idle, sunrise, ringing, snoozed or awake (SPEC §12).
+    public static let wake = "wake"
 }

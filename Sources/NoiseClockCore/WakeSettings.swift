@@ -9,21 +9,31 @@ public struct WakeSettings: Sendable, Hashable {
     public var vacationUntil: CivilDate?
     /// New alarms get firm after ringing this long (`escalate_after_s`); 0: never.
     public var escalateAfterSeconds = 0
+    /// New alarms' minutes of sunrise (`sunrise_min`); 0: none.
+    public var sunriseMinutes = 0
+    /// New alarms' sunrise drives `wake.lights` (`lights`).
+    public var lights = false
 
-    public init(skipHolidays: Bool = false, daysOff: [CivilDate] = [], vacationUntil: CivilDate? = nil, escalateAfterSeconds: Int = 0) {
+    public init(
+        skipHolidays: Bool = false, daysOff: [CivilDate] = [], vacationUntil: CivilDate? = nil, escalateAfterSeconds: Int = 0,
+        sunriseMinutes: Int = 0, lights: Bool = false
+    ) {
         self.skipHolidays = skipHolidays
         self.daysOff = daysOff
         self.vacationUntil = vacationUntil
         self.escalateAfterSeconds = escalateAfterSeconds
+        self.sunriseMinutes = sunriseMinutes
+        self.lights = lights
     }
 
-    public static let fields: Set<String> = ["skip_holidays", "days_off", "vacation_until", "escalate_after_s"]
+    public static let fields: Set<String> = ["skip_holidays", "days_off", "vacation_until", "escalate_after_s", "sunrise_min", "lights"]
 
     public var json: JSONValue {
         [
             "skip_holidays": .bool(skipHolidays), "days_off": .array(daysOff.map { .string($0.iso) }),
             "vacation_until": vacationUntil.map { .string($0.iso) } ?? .null,
-            "escalate_after_s": .number(Double(escalateAfterSeconds)),
+            "escalate_after_s": .number(Double(escalateAfterSeconds)), "sunrise_min": .number(Double(sunriseMinutes)),
+            "lights": .bool(lights),
         ]
     }
 
@@ -40,6 +50,8 @@ public struct WakeSettings: Sendable, Hashable {
         try fields.allowOnly(Self.fields)
         if let skip = try fields.bool("skip_holidays") { next.skipHolidays = skip }
         if let seconds = try fields.int("escalate_after_s", AlarmFields.escalations) { next.escalateAfterSeconds = seconds }
+        if let minutes = try fields.int("sunrise_min", AlarmFields.sunrises) { next.sunriseMinutes = minutes }
+        if let on = try fields.bool("lights") { next.lights = on }
         if let value = patch["days_off"] { next.daysOff = try Self.dates(value, field: fields.name("days_off")) }
         if let value = patch["vacation_until"] {
             if value == .null {

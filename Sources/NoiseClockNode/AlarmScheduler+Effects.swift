@@ -37,6 +37,7 @@ extension AlarmScheduler {
             case .dismissed(let due):
                 emit("alarm_dismissed", eventDetails(due.alarmID, due.label, [:]))
                 stopToneUnlessRinging()
+                dismissedForWake(due)
             case .autoSilenced(let due):
                 stopToneUnlessRinging()
                 emit(
@@ -88,6 +89,7 @@ extension AlarmScheduler {
         publishAlarms(zone: zone)
         publishRinging()
         publishNext(now: time.now(), zone: zone)
+        updateWake(now: time.now(), zone: zone)
     }
 
     /// `B/alarms` (the hub passes it on only when it changed). Each alarm says which occurrence

@@ -33,6 +33,8 @@ public final class AlarmScheduler {
     let clockwork: AlarmClockwork
     /// `wake.holidays`: the public holidays alarms with `skip_holidays` keep quiet on.
     let holidays: HolidayCalendar?
+    /// `wake.lights`: the lamps a sunrise of an alarm with `lights` drives; nil without any.
+    let lamps: WakeLamps?
     /// The days off in force, made again when `settings.wake` or the year changes.
     var daysOffMade: (wake: WakeSettings, year: Int, daysOff: DaysOff)?
     /// What `B/holidays` was last made from (the local date, the days off, the language).
@@ -54,23 +56,26 @@ public final class AlarmScheduler {
     var looks = Looks()
     /// What `B/alarm/next` last said, without `in_s`, and the minute it was said in.
     var publishedNext: (JSONValue, minute: Int64)?
+    /// The wake phases' memory: the view last published, the last dismissal, the ring seen last.
+    var wakeTracking = WakeTracking()
     nonisolated let wakeUp = WakeUp()
 
     public nonisolated convenience init(
         state: State, store: any Store, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
-        alarms: Configuration.Alarms, holidays: HolidayCalendar? = nil, logger: Logger
+        alarms: Configuration.Alarms, holidays: HolidayCalendar? = nil, lamps: WakeLamps? = nil, logger: Logger
     ) {
         self.init(
             state: state, writer: StoreWriter(store: store), hub: hub, time: time, arbiter: arbiter, library: library, alarms: alarms,
-            holidays: holidays, logger: logger)
+            holidays: holidays, lamps: lamps, logger: logger)
     }
 
     public nonisolated init(
         state: State, writer: StoreWriter, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
-        alarms: Configuration.Alarms, holidays: HolidayCalendar? = nil, logger: Logger
+        alarms: Configuration.Alarms, holidays: HolidayCalendar? = nil, lamps: WakeLamps? = nil, logger: Logger
     ) {
         self.ledger = Ledger(Self.documentName, state, writer: writer) { $0.stored }
         self.holidays = holidays
+        self.lamps = lamps
         self.hub = hub
         self.time = time
         self.arbiter = arbiter
@@ -89,7 +94,10 @@ public final class AlarmScheduler {
         if let sound = draft.fields.sound { draft.fields.sound = try alarmSound(sound) }
         if let sound = draft.fields.escalateSound, !sound.isEmpty { draft.fields.escalateSound = try alarmSound(sound, field: "escalate_sound") }
         if draft.fields.skipHolidays == nil { draft.fields.skipHolidays = time.settings.current.wake.skipHolidays }
-        if draft.fields.escalateAfterSeconds == nil { draft.fields.escalateAfterSeconds = time.settings.current.wake.escalateAfterSeconds }
+        let wake = time.settings.current.wake
+        if draft.fields.escalateAfterSeconds == nil { draft.fields.escalateAfterSeconds = wake.escalateAfterSeconds }
+        if draft.fields.sunriseMinutes == nil { draft.fields.sunriseMinutes = wake.sunriseMinutes }
+        if draft.fields.lights == nil { draft.fields.lights = wake.lights }
         let id = newID(in: ledger.staged.book), defaultSound = defaultSound
         return try await change { [draft] state, now, _ throws(CommandError) in
             let alarm = try state.book.add(draft, id: id, defaultSound: defaultSound)
@@ -223,7 +231,8 @@ public final class AlarmScheduler {
         publishAlarms(zone: zone)
         publishNext(now: now, zone: zone)
         publishHolidays(now: now, zone: zone)
-        return step.wake
+        let wakeNext = updateWake(now: now, zone: zone)
+        return wakeNext.map { min($0, step.wake) } ?? step.wake
     }
 
 

@@ -19,8 +19,9 @@ public struct ScreenHandle: Sendable {
 }
 
 /// The screen (SPEC §9): night or day by the face's schedule, the brightness that goes with it,
-/// a touch that wakes a dark screen for 30 s, Home Assistant's light, and a ringing alarm, which
-/// always lights it fully. Emits `B/display`; drives the screen when there is one. `DisplayService`
+/// a touch that wakes a dark screen for 30 s, Home Assistant's light, a sunrise (SPEC §12), which
+/// raises it from the night level to full along the perceptual curve, step by step, and a ringing
+/// alarm, which always lights it fully. Emits `B/display`; drives the screen when there is one. `DisplayService`
 /// calls `update` at each instant `update` returns, and whenever something changes.
 @NodeActor
 public final class DisplayController {
@@ -36,6 +37,8 @@ public final class DisplayController {
     nonisolated let wakeUp = WakeUp()
     /// Whether an alarm or a timer rings, from the hub's signals (set by their handler, so not actor state).
     nonisolated let ringing = Mutex(false)
+    /// The light of a waking up (SPEC §12), from the hub's signals: a sunrise raises the screen.
+    nonisolated let wakeLight = Mutex(WakeLight.none)
 
     /// Home Assistant's (or a verb's) brightness, until the schedule next turns night or day.
     private var manual: (brightness: Int, until: Date?)?
@@ -74,6 +77,13 @@ public final class DisplayController {
                 wakeUp.wake()
                 return
             case .alarms:
+                return
+            case .wake(let light):
+                let changed = wakeLight.withLock { state in
+                    defer { state = light }
+                    return state != light
+                }
+                if changed { wakeUp.wake() }
                 return
             }
             let changed = ringing.withLock { state in
@@ -118,7 +128,16 @@ public final class DisplayController {
         let isRinging = ringing.withLock { $0 }
         var brightness = manual?.brightness ?? (night.isNight ? style.night.brightness : style.dayBrightness)
         if brightness == 0, wokenUntil != nil { brightness = Self.wakeBrightness }
-        if isRinging { brightness = 100 }
+        // A sunrise climbs from the night level to full over the schedule; after it the light stays full.
+        let light = wakeLight.withLock { $0 }
+        var sunriseStep: Date?
+        if let progress = light.progress(at: now), let span = light.sunrise {
+            brightness = max(brightness, SunriseCurve.backlight(progress, from: style.night.brightness))
+            if let step = SunriseCurve.nextBacklightStep(after: progress, from: style.night.brightness) {
+                sunriseStep = span.lowerBound.addingTimeInterval(step * span.upperBound.timeIntervalSince(span.lowerBound))
+            }
+        }
+        if light.full || isRinging { brightness = 100 }
         if brightness > 0 { lastLit = brightness }
         if let screen, brightness != applied {
             do {
@@ -142,7 +161,7 @@ public final class DisplayController {
         ]
         hub.publish(StateTopic.display, state)
         // At the latest every 6 hours: a day's sunrise and sunset are worked out again.
-        let next = [night.nextChange, manual?.until, wokenUntil].compactMap { $0 }.filter { $0 > now }
+        let next = [night.nextChange, manual?.until, wokenUntil, sunriseStep].compactMap { $0 }.filter { $0 > now }
             .reduce(now.addingTimeInterval(6 * 3600), min)
         return (state, next)
     }

@@ -107,7 +107,8 @@ public struct Node: Sendable {
         self.homeAssistant = homeAssistant
         alarms = AlarmScheduler(
             state: stored.state, writer: writer, hub: hub, time: time, arbiter: arbiter, library: sounds,
-            alarms: configuration.alarms, holidays: configuration.wake.holidays, logger: logger)
+            alarms: configuration.alarms, holidays: configuration.wake.holidays,
+            lamps: WakeLamps(lamps: configuration.wake.lights, transport: transport), logger: logger)
         let timers = TimerScheduler(
             book: storedTimers.book, writer: writer, hub: hub, time: time, arbiter: arbiter, library: sounds,
             ringTimeoutSeconds: configuration.timers.ringTimeoutSeconds, graceMinutes: configuration.alarms.missedGraceMinutes,

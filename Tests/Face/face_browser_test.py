@@ -21,7 +21,8 @@ state only through the node's own API (POST /api/cmd/VERB) and puts the settings
 --expect-disconnected the URL serves the face but no node answers its WebSocket: only the
                       disconnected checks run.
 --only                run only these groups of checks (theme, fit, digits, panels, timers,
-                      meditation, library, idle, german, switch), e.g. to take screenshots.
+                      meditation, library, daysoff, sunrise, idle, german, switch), e.g. to take
+                      screenshots.
 The language checks (SPEC §11): in German, every screen of the face (the clock with its overlays,
 the dock, each panel and editor, a finished timer, a session, the offline mark; ringing and snoozed
 with --clock-file) shows no text and no accessible name that is an English catalog text; a change
@@ -481,6 +482,67 @@ def check_days_off(face):
     report("days off: the face ends the vacation", ok, json.dumps(wake()))
     if alarm_id:
         face.cmd("alarm/delete", {"id": alarm_id})
+
+
+def check_sunrise(face):
+    """An alarm whose sunrise is under way: the face shows the sky behind the time (B/wake's
+    phase), stepped (no animation-frame loop); the digits stand out from the sky at every step of
+    it (WCAG's 3:1 for large text, worked out by the page's own module); the six sizes, screenshots;
+    the alarm deleted, the sky goes."""
+    face.size(1280, 800)
+    face.load()
+    clock = face.state().get("clock", {})
+    local = datetime.fromisoformat(clock.get("iso"))
+    ring = local.timestamp() + 12 * 60
+    at = datetime.fromtimestamp(ring, local.tzinfo).strftime("%H:%M")
+    added = face.cmd("alarm/add", {"time": at, "label": "Sunrise", "sunrise_min": 30})
+    alarm_id = added.get("data", {}).get("id")
+    report("sunrise: an alarm ringing in 12 minutes with a 30-minute sunrise is added", added.get("status") == "ok", json.dumps(added))
+    on = face.until(lambda: face.js("return document.documentElement.dataset.sunrise") == "on", 5)
+    report("sunrise: the face shows it while B/wake says sunrise", on, json.dumps(face.state().get("wake")))
+    shown = face.until(lambda: face.js("return getComputedStyle(document.querySelector('#sunrise')).opacity") == "1", 6)
+    report("sunrise: the sky has come in", shown)
+    worst = face.d.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import('/static/sunrise.js').then((m) => {
+          const ch = (c) => { const n = parseInt(c.slice(1), 16); return [(n >> 16) & 255, (n >> 8) & 255, n & 255]; };
+          const mix = (a, b, t) => '#' + ch(a).map((v, k) => Math.round(v + (ch(b)[k] - v) * t).toString(16).padStart(2, '0')).join('');
+          let worst = 99, where = '';
+          for (let i = 0; i <= 100; i++) {
+            const s = m.sky(i / 100);
+            for (const t of [0.45, 0.67, 0.9]) {
+              const c = m.contrast(s.digit, mix(s.low, s.high, t));
+              if (c < worst) { worst = c; where = `progress ${i / 100}, ${s.digit} on ${mix(s.low, s.high, t)}`; }
+            }
+          }
+          done([worst, where]);
+        });""")
+    report("sunrise: the time stands out from the sky at every step (at least 3:1)", worst[0] >= 3, "worst %.2f at %s" % (worst[0], worst[1]))
+    frames = face.js("return window.__rafCalls || 0")
+    time.sleep(1.5)
+    report("sunrise: no animation-frame loop", face.js("return window.__rafCalls || 0") - frames <= 1)
+    for w, h in face.sizes(SIZES):
+        face.size(w, h)
+        fits = face.js("""const r = document.querySelector('#time').getBoundingClientRect();
+            return r.width > 0 && r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight""")
+        report(f"sunrise: the time fits at {w}x{h}", fits)
+        face.shot(f"face-sunrise-{w}x{h}")
+    face.size(1280, 800)
+    # Early (a faint red glow) and late (warm white, the digits dark): an alarm each.
+    for name, minutes in [("early", 28), ("late", 2)]:
+        if alarm_id:
+            face.cmd("alarm/delete", {"id": alarm_id})
+        at = datetime.fromtimestamp(datetime.fromisoformat(face.state()["clock"]["iso"]).timestamp() + minutes * 60 + 30, local.tzinfo).strftime("%H:%M")
+        alarm_id = face.cmd("alarm/add", {"time": at, "label": "Sunrise", "sunrise_min": 30}).get("data", {}).get("id")
+        progress = lambda: (face.state().get("wake") or {}).get("progress") or 0
+        face.until(lambda: face.state().get("wake", {}).get("phase") == "sunrise", 5)
+        time.sleep(11)  # the sky glides to each 10 s step (and here from the last alarm's sky): let it settle
+        face.shot(f"face-sunrise-{name}-1280x800")
+        report(f"sunrise: {name} in the sunrise", (progress() < 0.2) if name == "early" else (progress() > 0.85), json.dumps(face.state().get("wake")))
+    if alarm_id:
+        face.cmd("alarm/delete", {"id": alarm_id})
+    gone = face.until(lambda: face.js("return document.documentElement.dataset.sunrise") == "", 5)
+    report("sunrise: the alarm deleted, the sky goes", gone, json.dumps(face.state().get("wake")))
 
 
 def text(face, css):
@@ -1296,7 +1358,7 @@ def main():
                 if run("panels"):
                     check_panels(face)
                 for group, check in [("timers", check_timers), ("meditation", check_meditation), ("library", check_library),
-                                     ("daysoff", check_days_off)]:
+                                     ("daysoff", check_days_off), ("sunrise", check_sunrise)]:
                     if run(group):
                         check(face)
                         face.logs()

@@ -45,7 +45,7 @@ struct AlarmStorageTests {
             let stored = alarm.stored
             #expect(Set(stored.objectValue.map { Array($0.keys) } ?? []) == [
                 "id", "time", "days", "label", "enabled", "sound", "volume", "snooze_min", "fade_in_s", "ring_timeout_min",
-                "skip_next", "skip_holidays", "escalate_after_s", "escalate_sound",
+                "skip_next", "skip_holidays", "escalate_after_s", "escalate_sound", "sunrise_min", "lights",
             ])
             #expect(try Alarm(stored: stored) == alarm)
             #expect(try Alarm(stored: JSONValue.parse(stored.serializedBytes)) == alarm)

@@ -44,7 +44,7 @@ struct HomeAssistantDiscoveryTests {
             "alarm_a1b2c3d4_text": "text", "start_meditation": "button", "meditation_minutes": "number",
             "meditation_interval": "select", "meditation": "sensor", "meditation_ends": "sensor", "next_timer": "sensor",
             "cancel_timers": "button", "time_format": "select", "show_seconds": "switch", "face_theme": "select",
-            "language": "select",
+            "language": "select", "wake": "sensor", "sunrise_min": "number", "skip_holidays": "switch", "vacation_until": "text",
         ]
         for (key, platform) in expected {
             #expect(try component(key)["p"] == .string(platform), "\(key)")
@@ -142,7 +142,7 @@ struct HomeAssistantDiscoveryTests {
         let event = try component("alarm_event")
         #expect(event["event_types"] == [
             "alarm_upcoming", "alarm_ringing", "alarm_snoozed", "alarm_dismissed", "alarm_auto_silenced", "alarm_missed",
-            "alarm_skipped", "alarm_escalated", "timer_finished", "timer_dismissed", "timer_missed",
+            "alarm_skipped", "alarm_escalated", "wake_sunrise", "wake_awake", "timer_finished", "timer_dismissed", "timer_missed",
             "meditation_started", "meditation_interval", "meditation_completed", "meditation_stopped",
         ])
         #expect(event["unique_id"] == "noiseclock_bedroom_alarm_event")

@@ -41,6 +41,8 @@ let baseEntities: [String: String] = [
     "language": "select.\(prefix)_language",
     "skip_holidays": "switch.\(prefix)_skip_holidays",
     "vacation_until": "text.\(prefix)_vacation_until",
+    "wake": "sensor.\(prefix)_wake",
+    "sunrise_min": "number.\(prefix)_sunrise",
 ]
 let alarmSwitch = "switch.\(prefix)_wake_up"
 /// The alarm's time, a text entity named "<label> time".

@@ -32,7 +32,8 @@ struct HomeAssistantE2ETests {
         try await withBroker { broker in
             let clock = try await FakeTime()
 
-            let ha = try HomeAssistantCore(brokerPort: broker.port)
+            let ha = try HomeAssistantCore(brokerPort: broker.port, extraConfiguration: Self.automationConfiguration)
+            try Self.installBlueprint(ha)
             let haStarted = ContinuousClock.now
             try await ha.start()
             print("[ha-e2e] Home Assistant up (API, token, MQTT entry loaded) in \(seconds(ContinuousClock.now - haStarted)); config \(ha.configDirectory)")
@@ -47,7 +48,7 @@ struct HomeAssistantE2ETests {
             // Not withNode, which waits for online: the discovery is timed from the start.
             try await withUnstartedNode(
                 on: broker, nodeID: nodeID, environment: environment,
-                subscriptions: { ["\($0.node)/#", "homeassistant/status", configTopic] }
+                subscriptions: { ["\($0.node)/#", "homeassistant/status", configTopic, blueprintLampTopic] }
             ) { node, client in
                 let topics = node.topics
 
@@ -82,6 +83,7 @@ struct HomeAssistantE2ETests {
                     "time_format": "24 hours", "show_seconds": "off", "face_theme": "Night", "screen": "on", "language": "English",
                     "start_meditation": "unknown", "cancel_timers": "unknown", "meditation_minutes": "10",
                     "meditation_interval": "Off", "meditation": "idle", "meditation_ends": "unknown", "next_timer": "unknown",
+                    "wake": "idle", "sunrise_min": "0",
                 ]
                 for (key, value) in expected {
                     let state = await ha.waitState(entity(key), is: value)
@@ -278,6 +280,9 @@ struct HomeAssistantE2ETests {
                 try await ha.callService("switch", "turn_on", ["entity_id": .string(entity("noise"))])
                 #expect(stateText(await ha.waitState(entity("noise_sound"), is: "Pink noise")) == "Pink noise")
                 #expect(Double(stateText(try await ha.state(entity("noise_volume")))) == 35)
+
+                // MARK: The sunrise blueprint of docs/home-assistant.md turns a light on from wake_sunrise (SPEC §12).
+                try await sunriseBlueprint(ha, client: client, topics: topics, nodeNow: clock.now)
 
                 // MARK: German (SPEC §11), through Home Assistant's own Sprache select; the restart below keeps it.
                 try await switchToGerman(ha, client: client, topics: topics, sink: sink)

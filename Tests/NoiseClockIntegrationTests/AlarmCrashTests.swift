@@ -151,6 +151,8 @@ struct AlarmCrashTests {
                             "fade_in_s": .number(Double(Int.random(in: 0...120, using: &random))),
                             "ring_timeout_min": .number(Double(Int.random(in: 1...30, using: &random))), "skip_next": .null,
                             "skip_holidays": .bool(Bool.random(using: &random)),
+                            "escalate_after_s": .number(Double(Int.random(in: 0...600, using: &random))), "escalate_sound": .null,
+                            "sunrise_min": .number(Double(Int.random(in: 0...60, using: &random))), "lights": .bool(Bool.random(using: &random)),
                         ]
                     }
 

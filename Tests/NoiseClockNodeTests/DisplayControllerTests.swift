@@ -91,6 +91,28 @@ struct DisplayControllerTests {
         #expect(screen.levels.withLock { $0 } == [0, 100, 0])
     }
 
+    @Test("a sunrise takes the screen from the night level up the curve, waking at each step; full after it; the night's again when it ends")
+    func sunrise() async throws {
+        let start = instant(2026, 11, 24, 6, 0), ring = instant(2026, 11, 24, 6, 30)
+        let (display, wiring) = try await controller(at: start.addingTimeInterval(15 * 60), nightBrightness: 5)
+        display.watchSignals()
+        #expect(await display.update().state["brightness"] == 5)
+        wiring.hub.signals.send(.wake(WakeLight(phase: .sunrise, sunrise: start..<ring, full: false)))
+        let half = await display.update()
+        #expect(half.state["brightness"] == .number(Double(SunriseCurve.backlight(0.5, from: 5))))
+        #expect(half.state["brightness"] == 32)
+        // The next look is the next step: where the curve first gives 33 %.
+        let step = try #require(SunriseCurve.nextBacklightStep(after: 0.5, from: 5))
+        #expect(abs(half.next.timeIntervalSince(start.addingTimeInterval(step * 1800))) < 0.001)
+        #expect(half.next > start.addingTimeInterval(15 * 60))
+        await testClock.advance(by: .milliseconds(Int64((half.next.timeIntervalSince(start.addingTimeInterval(15 * 60)) * 1000).rounded(.up))))
+        #expect(await display.update().state["brightness"] == 33)
+        wiring.hub.signals.send(.wake(WakeLight(phase: .ringing, sunrise: nil, full: true)))
+        #expect(await display.update().state["brightness"] == 100)
+        wiring.hub.signals.send(.wake(.none))
+        #expect(await display.update().state["brightness"] == 5)
+    }
+
     @Test("Home Assistant's light: off and on (to the brightness it had), a brightness, all until night starts or ends")
     func light() async throws {
         let (display, _) = try await controller(at: instant(2026, 11, 23, 20, 0))

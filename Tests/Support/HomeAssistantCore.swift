@@ -41,7 +41,8 @@ public final class HomeAssistantCore: @unchecked Sendable {
     }
 
     /// Writes the configuration folder (nothing starts yet). `timeZone` becomes Home Assistant's.
-    public init(brokerPort: Int, venv: String? = nil, timeZone: String = "Europe/Berlin") throws {
+    /// `extraConfiguration` is appended to configuration.yaml (`automation: !include automations.yaml`).
+    public init(brokerPort: Int, venv: String? = nil, timeZone: String = "Europe/Berlin", extraConfiguration: String = "") throws {
         guard let venv = venv ?? Self.installedVenv else {
             throw Failure(description: "no Home Assistant venv: run scripts/ha-core.sh (make e2e-ha does) or set NOISECLOCK_HA_VENV")
         }
@@ -56,7 +57,7 @@ public final class HomeAssistantCore: @unchecked Sendable {
         configuration.timeoutIntervalForRequest = 30
         configuration.connectionProxyDictionary = [:]
         session = URLSession(configuration: configuration)
-        try writeConfiguration(timeZone: timeZone)
+        try writeConfiguration(timeZone: timeZone, extra: extraConfiguration)
     }
 
     deinit {
@@ -68,7 +69,7 @@ public final class HomeAssistantCore: @unchecked Sendable {
         }
     }
 
-    private func writeConfiguration(timeZone: String) throws {
+    private func writeConfiguration(timeZone: String, extra: String) throws {
         let yaml = """
             # Written by NoiseClock's end-to-end tests: only what the MQTT entities and the REST API need.
             homeassistant:
@@ -90,7 +91,7 @@ public final class HomeAssistantCore: @unchecked Sendable {
               logs:
                 homeassistant.components.mqtt.discovery: debug
 
-            """
+            """ + extra
         try yaml.write(toFile: "\(configDirectory)/configuration.yaml", atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: "\(configDirectory)/.storage", withIntermediateDirectories: true)
         // Storage minor version 1: Home Assistant migrates it (adds created_at, discovery_keys, subentries).

@@ -1,0 +1,125 @@
+// The sunrise row (`--only sunrise`, SPEC §12): 20 alarms with a one-minute sunrise on 5 nodes,
+// each node driving one lamp (`wake.lights`, Zigbee2MQTT's schema, a command every 10 s) and a
+// backlight in a fake sysfs tree. Every lamp command must come within 1 s of its step, the last at
+// the ring at full; the screen must follow the curve within 2 %.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import NoiseClockCore
+import NoiseClockMQTT
+import NoiseClockTestSupport
+
+/// `--sunrise-rounds N`: sunrises per node, two minutes apart (4 × 5 nodes = 20).
+let sunriseRounds = option("--sunrise-rounds", default: 4)
+
+func sunriseRow(brokerPort: Int) async throws -> Row {
+    let nodeCount = 5, interval = 10.0
+    let zone = TimeZone(identifier: "Europe/Berlin") ?? .current
+    var nodes: [(node: NodeProcess, process: ChildProcess, panel: String)] = []
+    for index in 0..<nodeCount {
+        let root = try makeTemporaryDirectory("sunrise-backlight")
+        let panel = "\(root)/panel"
+        try FileManager.default.createDirectory(atPath: panel, withIntermediateDirectories: true)
+        for (file, value) in [("max_brightness", "10000"), ("brightness", "0"), ("bl_power", "0")] {
+            try "\(value)\n".write(toFile: "\(panel)/\(file)", atomically: true, encoding: .utf8)
+        }
+        let configuration = "wake:\n  lights:\n    - topic: bench/lamp-\(index)/set\n      min_interval_s: \(Int(interval))\n"
+        let node = try NodeProcess(
+            port: brokerPort, nodeID: "sunrise-\(index)",
+            environment: ["NOISECLOCK_AUDIO_DEVICE": "null", "NOISECLOCK_DISPLAY_BACKLIGHT": panel], configuration: configuration)
+        nodes.append((node, try node.start(logLevel: "warning"), panel))
+    }
+    defer { for entry in nodes { entry.process.signal(SIGKILL) } }
+    let watcher = try await Probe(port: brokerPort, subscriptions: nodes.flatMap { [$0.node.topics.event, $0.node.topics.availability] })
+    var online = 0
+    while online < nodeCount, let message = await watcher.iterator.next() {
+        if message.text == "online" { online += 1 }
+    }
+    let client = try await CorrelatedClient(port: brokerPort, responseTopic: "bench/sunrise/answers")
+    // A night all day at 0 %, so the screen's level is the sunrise's alone.
+    for (index, entry) in nodes.enumerated() {
+        client.send(
+            entry.node.topics.command("settings"), #"{"face":{"night":{"enabled":true,"start":"00:00","end":"23:59","brightness":0}}}"#,
+            correlation: "night-\(index)")
+    }
+    // Alarms two minutes apart, the first at the next whole minute at least 90 s away, each with a
+    // one-minute sunrise; a dismiss after each round's rings.
+    let (first, formatter) = alarmMinutes(atLeast: 90, in: zone)
+    var adds: [String] = []
+    var rings: [Date] = []
+    for round in 0..<sunriseRounds {
+        let ring = first.addingTimeInterval(Double(round * 120))
+        rings.append(ring)
+        for entry in nodes {
+            let correlation = "add-\(adds.count)"
+            client.send(
+                entry.node.topics.command("alarm/add"), #"{"time":"\#(formatter.string(from: ring))","sunrise_min":1,"lights":true,"label":"bench"}"#,
+                correlation: correlation)
+            adds.append(correlation)
+        }
+    }
+    let addDeadline = ContinuousClock.now + .seconds(60)
+    while client.answeredCount(adds) < adds.count, ContinuousClock.now < addDeadline { try await Task.sleep(for: .milliseconds(50)) }
+    let added = adds.filter { client.answer($0)?["status"] == "ok" }.count
+    progress("sunrise: \(added) alarms on \(nodeCount) nodes, the first ringing at \(formatter.string(from: first))")
+
+    let stamps = try await StampedSubscriber(brokerPort: brokerPort, topics: (0..<nodeCount).map { "bench/lamp-\($0)/set" })
+    // The screens, read every 200 ms through each sunrise: (when, node, percent).
+    var screen: [(at: Double, node: Int, percent: Double)] = []
+    let end = (rings.last ?? first).addingTimeInterval(3)
+    var ringingThisRound = 0
+    while Date() < end {
+        let now = Date().timeIntervalSince1970
+        for (index, entry) in nodes.enumerated() {
+            guard let text = try? String(contentsOfFile: "\(entry.panel)/brightness", encoding: .utf8),
+                  let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            else { continue }
+            screen.append((now, index, value / 100))
+        }
+        while let message = await watcher.nextAny(timeout: .milliseconds(200)) {
+            guard message.topic.hasSuffix("/event"), (try? JSONValue.parse(message.payload))?["event"] == "alarm_ringing" else { continue }
+            ringingThisRound += 1
+            if ringingThisRound == nodeCount {
+                watcher.client.publish(MQTTMessage(topic: "noiseclock/all/cmd/dismiss", payload: []))
+                ringingThisRound = 0
+            }
+        }
+    }
+    let commands = try await stamps.finish()
+
+    // Each lamp command against its step: start + k × interval, and the ring at full.
+    var lateness: [Double] = []
+    var fullAtRing = 0
+    for ring in rings.map(\.timeIntervalSince1970) {
+        let start = ring - 60
+        for index in 0..<nodeCount {
+            let mine = commands.filter { $0.topic == "bench/lamp-\(index)/set" && $0.received >= start - 1 && $0.received < ring + 5 }
+            for (k, command) in mine.enumerated() {
+                let step = min(ring, start + Double(k) * interval)
+                lateness.append(abs(command.received - step) * 1000)
+            }
+            if let last = mine.last, last.payload["brightness"] == 254, abs(last.received - ring) <= 1 { fullAtRing += 1 }
+        }
+    }
+    // The screen against the curve at the instant it was read, during the sunrises (the backlight
+    // steps in whole percents: the curve's value rounded is what it should show).
+    var deviation: [Double] = []
+    for sample in screen {
+        guard let ring = rings.map(\.timeIntervalSince1970).first(where: { sample.at >= $0 - 60 && sample.at < $0 }) else { continue }
+        let progress = (sample.at - (ring - 60)) / 60
+        deviation.append(abs(sample.percent - Double(SunriseCurve.backlight(progress, from: 0))))
+    }
+    for entry in nodes { entry.process.signal(SIGTERM) }
+    for entry in nodes { _ = await entry.process.waitForExit(timeout: .seconds(5)) }
+    await client.stop()
+    await watcher.client.stop(timeout: .milliseconds(200))
+
+    let expectedCommands = added * 7  // 6 steps of 10 s, and full at the ring
+    let worst = lateness.max() ?? .nan, worstScreen = deviation.max() ?? .nan
+    return Row(
+        what: "sunrise (\(added) alarms with a 1-minute sunrise on \(nodeCount) nodes, a lamp each, a command every 10 s; a backlight each): lamp commands vs their step p99 / max, at full at the ring; screen vs the curve, max",
+        measured: "\(f(percentile(lateness, 99), 0)) / \(f(worst, 0)) ms (\(lateness.count) of \(expectedCommands) commands), \(fullAtRing) of \(added) full at the ring; screen within \(f(worstScreen, 1)) % (\(deviation.count) readings)",
+        baseline: "—", target: "each ≤ 1000 ms, all full at the ring; ≤ 2 %",
+        met: added >= 20 && lateness.count >= expectedCommands && worst <= 1000 && fullAtRing == added && worstScreen <= 2)
+}
