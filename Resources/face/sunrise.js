@@ -55,15 +55,17 @@ function setVar(name, value) {
  */
 export function sky(p) {
   const y = sunLevel(p);
-  const low = mix(SKY, y), high = mix(SKY, y * 0.55);
-  // The digits take whichever of cream and deep brown stands out more from the sky behind them
-  // (the middle of the screen, two thirds of the way from the horizon's colour to the top's).
-  const behind = blend(low, high, 0.67);
-  // Light digits start as the red night theme's glow (no white in a dark room) and warm to cream
-  // as the sky brightens.
-  const light = blend("#D23A14", "#FFE6CF", Math.min(1, y / 0.08));
-  const digit = contrast(light, behind) >= contrast("#2E1606", behind) ? light : "#2E1606";
-  return { low, high, core: mix(SKY, Math.min(1, y * 1.6 + 0.02)), digit, up: p * 62 };
+  // The top follows the horizon more closely as the light grows: warm white all over at the ring.
+  const low = mix(SKY, y), high = mix(SKY, y * (0.55 + 0.35 * y)), core = mix(SKY, Math.min(1, y * 1.6 + 0.02));
+  // Light ink starts as the red night theme's (no white, no green in a dark room) and warms to
+  // cream as the sky brightens; dark ink is deep brown. The digits take whichever stands out more
+  // from the sky behind them (the middle of the screen, with the sun's glow); the small text at
+  // the bottom, from the horizon's colour.
+  const light = y < 0.04 ? blend("#D00000", "#E0400F", y / 0.04) : blend("#E0400F", "#FFE6CF", Math.min(1, (y - 0.04) / 0.08));
+  const dark = "#2E1606";
+  const pick = (behind) => (contrast(light, behind) >= contrast(dark, behind) ? light : dark);
+  const behind = blend(blend(low, high, 0.67), core, 0.4);
+  return { low, high, core, digit: pick(behind), ink: pick(low), up: 10 + p * 38 };
 }
 
 function channels(c) {
@@ -104,5 +106,6 @@ export function renderSunrise() {
   setVar("--sun-core", s.core);
   setVar("--sun-up", `${s.up.toFixed(2)}vh`);
   setVar("--sky-digit", s.digit);
+  setVar("--sky-ink", s.ink);
   timer = setTimeout(renderSunrise, STEP_MS);
 }

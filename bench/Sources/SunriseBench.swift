@@ -73,9 +73,12 @@ func sunriseRow(brokerPort: Int) async throws -> Row {
         let now = Date().timeIntervalSince1970
         for (index, entry) in nodes.enumerated() {
             guard let text = try? String(contentsOfFile: "\(entry.panel)/brightness", encoding: .utf8),
-                  let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+                  let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                  let power = try? String(contentsOfFile: "\(entry.panel)/bl_power", encoding: .utf8)
             else { continue }
-            screen.append((now, index, value / 100))
+            // At 0 % the node powers the panel down (bl_power 4) and leaves brightness as it was.
+            let off = power.trimmingCharacters(in: .whitespacesAndNewlines) != "0"
+            screen.append((now, index, off ? 0 : value / 100))
         }
         while let message = await watcher.nextAny(timeout: .milliseconds(200)) {
             guard message.topic.hasSuffix("/event"), (try? JSONValue.parse(message.payload))?["event"] == "alarm_ringing" else { continue }
