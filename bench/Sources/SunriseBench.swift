@@ -108,11 +108,18 @@ func sunriseRow(brokerPort: Int) async throws -> Row {
     // The screen against the curve at the instant it was read, during the sunrises (the backlight
     // steps in whole percents: the curve's value rounded is what it should show).
     var deviation: [Double] = []
+    var off: [String] = []
     for sample in screen {
         guard let ring = rings.map(\.timeIntervalSince1970).first(where: { sample.at >= $0 - 60 && sample.at < $0 }) else { continue }
         let progress = (sample.at - (ring - 60)) / 60
-        deviation.append(abs(sample.percent - Double(SunriseCurve.backlight(progress, from: 0))))
+        let curve = Double(SunriseCurve.backlight(progress, from: 0))
+        deviation.append(abs(sample.percent - curve))
+        if abs(sample.percent - curve) > 2 {
+            off.append("node \(sample.node) at \(f(sample.at - (ring - 60), 2)) s into the sunrise of \(f(ring, 0)): screen \(f(sample.percent, 1)) %, curve \(f(curve, 0)) %")
+        }
     }
+    // Readings off the curve, to tell a harness race from a late or stale screen.
+    if !off.isEmpty { progress("sunrise: \(off.count) readings off the curve by more than 2 %: \(off.prefix(12).joined(separator: "; "))") }
     for entry in nodes { entry.process.signal(SIGTERM) }
     for entry in nodes { _ = await entry.process.waitForExit(timeout: .seconds(5)) }
     await client.stop()
