@@ -71,6 +71,21 @@ extension ConfigurationSchema {
     /// The keys whose value may be a YAML list, item indices written `[]`.
     public static let listPaths: Set<String> = ["buttons", "wake.lights", "wake.lights[].color_temp"]
 
+    /// The file's items of list `list` (`buttons`): by index, each the rest of its keys
+    /// (`buttons[0].topic` → `[0: ["topic": …]]`; a scalar item is under `""`).
+    static func listItems(_ file: [String: String], _ list: String) -> [Int: [String: String]] {
+        let prefix = list + "["
+        var items: [Int: [String: String]] = [:]
+        for (key, value) in file where key.hasPrefix(prefix) {
+            let rest = key.dropFirst(prefix.count)
+            guard let close = rest.firstIndex(of: "]"), let index = Int(rest[..<close]) else { continue }
+            var field = rest[rest.index(after: close)...]
+            if field.first == "." { field = field.dropFirst() }
+            items[index, default: [:]][String(field)] = value
+        }
+        return items
+    }
+
     /// `path` with each item index replaced by `[]` (`buttons[2]` → `buttons[]`).
     public static func listPattern(_ path: String) -> String {
         var pattern = "", inIndex = false
@@ -98,14 +113,7 @@ extension ConfigurationSchema {
         func fail(_ key: String, _ reason: String) -> ConfigurationError {
             ConfigurationError(key: key, source: source, reason: reason)
         }
-        // Item index → (the rest of the key → value).
-        var items: [Int: [String: String]] = [:]
-        for (key, value) in file where key.hasPrefix("buttons[") {
-            guard let close = key.firstIndex(of: "]"), let index = Int(key[key.index(key.startIndex, offsetBy: 8)..<close]) else { continue }
-            var rest = key[key.index(after: close)...]
-            if rest.first == "." { rest = rest.dropFirst() }
-            items[index, default: [:]][String(rest)] = value
-        }
+        let items = listItems(file, "buttons")
         var buttons: [Configuration.Button] = [], values: [ResolvedValue] = [], unknown: [String] = []
         for index in items.keys.sorted() {
             let item = items[index] ?? [:], key = "buttons[\(index)]"

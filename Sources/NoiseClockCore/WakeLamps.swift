@@ -84,15 +84,7 @@ extension ConfigurationSchema {
     ) throws(ConfigurationError) -> (lamps: [WakeLamp], values: [ResolvedValue], unknown: [String]) {
         let source = fileName ?? "file"
         func fail(_ key: String, _ reason: String) -> ConfigurationError { ConfigurationError(key: key, source: source, reason: reason) }
-        let prefix = "wake.lights["
-        var items: [Int: [String: String]] = [:]
-        for (key, value) in file where key.hasPrefix(prefix) {
-            let rest = key.dropFirst(prefix.count)
-            guard let close = rest.firstIndex(of: "]"), let index = Int(rest[..<close]) else { continue }
-            var field = rest[rest.index(after: close)...]
-            if field.first == "." { field = field.dropFirst() }
-            items[index, default: [:]][String(field)] = value
-        }
+        let items = listItems(file, "wake.lights")
         var lamps: [WakeLamp] = [], values: [ResolvedValue] = [], unknown: [String] = []
         for index in items.keys.sorted() {
             let item = items[index] ?? [:], key = "wake.lights[\(index)]"

@@ -3,20 +3,6 @@ import NoiseClockCore
 import PropertyBased
 import Testing
 
-/// A small deterministic generator (SplitMix64), so one seed replays a whole walk.
-private struct Walk {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
-    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
-}
-
 /// An occurrence: which alarm, at which instant.
 private struct Key: Hashable, CustomStringConvertible {
     var id: String
@@ -65,7 +51,7 @@ struct AlarmClockworkTests {
     }
 
     private func walk(seed: UInt64, zone: Zone, transitions: [Date]) {
-        var random = Walk(state: seed)
+        var random = SplitMix64(state: seed)
         // Start up to three days before a change of offset (or anywhere in 2026 in a zone without one).
         let anchor = transitions.isEmpty
             ? Date(timeIntervalSince1970: Double(1_767_225_600 + random.int(0...364) * 86_400))

@@ -3,32 +3,11 @@ import NoiseClockCore
 import PropertyBased
 import Testing
 
-/// SplitMix64, so one seed replays a whole walk.
-private struct Dice {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
-    mutating func seconds(_ range: ClosedRange<Int>) -> TimeInterval { Double(int(range * 1000)) / 1000 }
-    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
-}
-
-extension ClosedRange<Int> {
-    fileprivate static func * (range: ClosedRange<Int>, factor: Int) -> ClosedRange<Int> {
-        (range.lowerBound * factor)...(range.upperBound * factor)
-    }
-}
-
 @Suite("The meditation clockwork: gongs once, in order, on time, through pauses and clock jumps")
 struct MeditationClockworkTests {
     static let start = UTC.date(2026, 3, 29, 0, 30, 0)
 
-    fileprivate static func randomTimer(_ dice: inout Dice) -> MeditationTimer {
+    fileprivate static func randomTimer(_ dice: inout SplitMix64) -> MeditationTimer {
         MeditationTimer(
             startedAt: start.addingTimeInterval(dice.seconds(0...3600)),
             preparation: dice.chance(20) ? 0 : dice.seconds(0...300),
@@ -95,7 +74,7 @@ struct MeditationClockworkTests {
         "random pauses: every gong comes once, in order, on time when the wake-ups are followed, and later by exactly the time paused before it")
     func pauses() async {
         await propertyCheck(count: 300, input: Gen.int(in: 0...Int(Int32.max))) { seed in
-            var dice = Dice(state: UInt64(seed))
+            var dice = SplitMix64(state: UInt64(seed))
             let original = Self.randomTimer(&dice)
             var timer = original
             var now = timer.startedAt
@@ -147,7 +126,7 @@ struct MeditationClockworkTests {
         "walking the wall clock (small steps, late looks, jumps forward and back, pauses): each gong once, in order, never early in session time, no interval gong in the preparation or at or after the end, the completion once")
     func walks() async {
         await propertyCheck(count: 300, input: Gen.int(in: 0...Int(Int32.max))) { seed in
-            var dice = Dice(state: UInt64(seed))
+            var dice = SplitMix64(state: UInt64(seed))
             var timer = Self.randomTimer(&dice)
             let expected = Self.expectedGongs(timer)
             var now = timer.startedAt

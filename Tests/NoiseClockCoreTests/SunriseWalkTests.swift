@@ -3,20 +3,6 @@ import NoiseClockCore
 import PropertyBased
 import Testing
 
-/// SplitMix64, so one seed replays a whole walk.
-private struct Steps {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
-    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
-}
-
 @Suite("The sunrise over the alarm clockwork: pure, across daylight saving, clock jumps, snoozes, a switch-off and restarts")
 struct SunriseWalkTests {
     @Test(
@@ -33,7 +19,7 @@ struct SunriseWalkTests {
     }
 
     private func walk(seed: UInt64, zone: Zone) {
-        var random = Steps(state: seed)
+        var random = SplitMix64(state: seed)
         // Somewhere in 2026, a day or two before the alarms; around the spring and autumn changes too.
         let day = [79, 87, 298, 305, random.int(0...364)][random.int(0...4)]
         let start = Date(timeIntervalSince1970: Double(1_767_225_600 + day * 86_400 - random.int(0...86_400)))
