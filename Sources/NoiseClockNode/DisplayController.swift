@@ -8,11 +8,14 @@ import NoiseClockSystem
 /// `command` for on/off commands) and a way to set its brightness (0 turns it off).
 public struct ScreenHandle: Sendable {
     public var name: String
-    /// Sets the brightness, 0-100; throws what went wrong (a permission, a command that failed).
-    /// May take a while (an on/off command runs up to its timeout): it must not block the executor.
-    public var setBrightness: @Sendable (Int) async throws -> Void
+    /// A change to a brightness, 0-100: called on the controller's executor, it takes the change's
+    /// place in line; the change it returns sets the screen and throws what went wrong (a
+    /// permission, a command that failed). A change may take a while (an on/off command runs up to
+    /// its timeout), so it must not block the executor; changes awaited together may finish in any
+    /// order, and the screen must end at the one asked for last.
+    public var setBrightness: @Sendable (Int) -> @Sendable () async throws -> Void
 
-    public nonisolated init(name: String, setBrightness: @escaping @Sendable (Int) async throws -> Void) {
+    public nonisolated init(name: String, setBrightness: @escaping @Sendable (Int) -> @Sendable () async throws -> Void) {
         self.name = name
         self.setBrightness = setBrightness
     }
@@ -143,7 +146,9 @@ public final class DisplayController {
             do {
                 // Marked applied first: a call that comes in while this one waits does not repeat it.
                 applied = brightness
-                try await screen.setBrightness(brightness)
+                // In line before the first suspension: the screen ends at the newest level.
+                let change = screen.setBrightness(brightness)
+                try await change()
                 lastError = nil
             } catch {
                 applied = nil

@@ -303,14 +303,18 @@ func loadScreen(_ display: Configuration.Display, logger: Logger) -> (ScreenHand
             return (nil, nil)
         }
         logger.info("screen", metadata: ["screen": "\(control.name)"])
+        let changes = ScreenChanges(control)
         let handle = ScreenHandle(name: control.name) { level in
-            try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-                Threads.start(name: "screen") {
-                    do {
-                        try control.set(brightness: level)
-                        done.resume()
-                    } catch {
-                        done.resume(throwing: error)
+            let change = changes.change(to: level)
+            return {
+                try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+                    Threads.start(name: "screen") {
+                        do {
+                            try change()
+                            done.resume()
+                        } catch {
+                            done.resume(throwing: error)
+                        }
                     }
                 }
             }

@@ -12,9 +12,11 @@ final class FakeScreen: Sendable {
     let failing = Mutex<String?>(nil)
 
     var handle: ScreenHandle {
-        ScreenHandle(name: "fake_backlight") { [self] level async throws in
-            if let reason = failing.withLock({ $0 }) { throw CommandError(.unavailable, reason) }
-            levels.withLock { $0.append(level) }
+        ScreenHandle(name: "fake_backlight") { [self] level in
+            { [self] in
+                if let reason = failing.withLock({ $0 }) { throw CommandError(.unavailable, reason) }
+                levels.withLock { $0.append(level) }
+            }
         }
     }
     var last: Int? { levels.withLock { $0.last } }

@@ -1,26 +1,28 @@
 // A subscriber that stamps each message as it arrives: `mosquitto_sub -F '%U %t %p'`, whose `%U`
-// is the wall clock (seconds.nanoseconds) when its network loop read the message. The accuracy
-// rows (alarms, timers, gongs) time an event by it: a Swift client would add its own hop onto a
-// task, on two cores busy with several nodes starting their tones at that very instant.
+// is the wall clock (seconds.nanoseconds) when its network loop read the message. The benchmark's
+// accuracy rows (alarms, timers, gongs, a sunrise's lamps) and the tests that time a message
+// against the node's clock use it: a Swift client would add its own hop onto a task, and a test
+// that notes the time when it looks adds however long it waited to be scheduled, on two cores
+// busy with several nodes and a test suite.
 #if canImport(Glibc)
 import Glibc
 #endif
 import Foundation
 import NoiseClockCore
-import NoiseClockTestSupport
 
-final class StampedSubscriber {
-    struct Stamped {
-        var received: Double
-        var topic: String
-        var payload: JSONValue
+public final class StampedSubscriber {
+    public struct Stamped: Sendable {
+        /// The wall clock (Unix seconds) when the subscriber read it.
+        public var received: Double
+        public var topic: String
+        public var payload: JSONValue
     }
 
     private let process: ChildProcess
     private let path: String
 
     /// Subscribes to `topics` and waits half a second for the subscription to be in place.
-    init(brokerPort: Int, topics: [String]) async throws {
+    public init(brokerPort: Int, topics: [String]) async throws {
         path = "\(NSTemporaryDirectory())/noiseclock-bench-stamps-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         process = try ChildProcess(
             "/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", "\(brokerPort)", "-F", "%U %t %p"] + topics.flatMap { ["-t", $0] },
@@ -33,7 +35,7 @@ final class StampedSubscriber {
 
     /// The messages received since the last `take` (half a second after the last one it may
     /// still be reading), the subscriber going on.
-    func take() async throws -> [Stamped] {
+    public func take() async throws -> [Stamped] {
         try await Task.sleep(for: .milliseconds(500))
         // Only whole lines: the one being written has no newline yet.
         let lines = process.log.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
@@ -43,7 +45,7 @@ final class StampedSubscriber {
 
     /// Stops the subscriber (half a second after the last message it may still be reading) and
     /// returns every message not taken yet.
-    func finish() async throws -> [Stamped] {
+    public func finish() async throws -> [Stamped] {
         try await Task.sleep(for: .milliseconds(500))
         process.signal(SIGTERM)
         _ = await process.waitForExit(timeout: .seconds(3))
@@ -63,7 +65,7 @@ final class StampedSubscriber {
 
     /// How late, in milliseconds, each stamped message was against the instant its payload's
     /// `field` names, for the messages `matching` accepts.
-    static func lateness(_ messages: [Stamped], field: String, matching: (Stamped) -> Bool) -> [Double] {
+    public static func lateness(_ messages: [Stamped], field: String, matching: (Stamped) -> Bool) -> [Double] {
         let iso = ISO8601DateFormatter()
         return messages.filter(matching).compactMap { message in
             guard let due = message.payload[field]?.stringValue.flatMap(iso.date(from:)) else { return nil }
