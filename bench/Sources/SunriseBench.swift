@@ -139,24 +139,24 @@ func sunriseRow(brokerPort: Int) async throws -> Row {
 
 /// A fake panel's level in percent, read as a consistent pair: `bl_power` and `brightness` are two
 /// files the node writes one after the other (the level first, then the power), so a read that
-/// straddles the node's writes could pair an old level with a new power. Read until two reads in
-/// a row agree (nil when the files cannot be read, e.g. in the instant a write truncates one).
-/// At `bl_power` 4 the panel is off (0 %) whatever `brightness` says.
+/// straddles the node's writes could pair an old level with a new power; and in this fake tree of
+/// plain files (not sysfs, whose writes are atomic) a file is empty for the instant between the
+/// node's `O_TRUNC` and its write, which is no level at all (a first whole run read such an empty
+/// `bl_power` as "off" in mid-sunrise, at the very steps all five nodes took together). Reads
+/// until two whole reads in a row agree; nil when none do in 20 tries. At `bl_power` other than 0
+/// the panel is off (0 %) whatever `brightness` says.
 func panelPercent(_ panel: String) -> Double? {
-    func read() -> (power: String, level: Double)? {
-        guard let power = try? String(contentsOfFile: "\(panel)/bl_power", encoding: .utf8),
-              let text = try? String(contentsOfFile: "\(panel)/brightness", encoding: .utf8),
-              let level = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        else { return nil }
-        return (power.trimmingCharacters(in: .whitespacesAndNewlines), level)
+    func number(_ file: String) -> Int? {
+        (try? String(contentsOfFile: "\(panel)/\(file)", encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+    func read() -> (power: Int, level: Int)? {
+        guard let power = number("bl_power"), let level = number("brightness") else { return nil }
+        return (power, level)
     }
     var last = read()
-    for _ in 0..<5 {
-        guard let previous = last else { return nil }
+    for _ in 0..<20 {
         let next = read()
-        if let next, next.power == previous.power, next.level == previous.level {
-            return next.power == "0" ? next.level / 100 : 0
-        }
+        if let next, let previous = last, next == previous { return next.power == 0 ? Double(next.level) / 100 : 0 }
         last = next
     }
     return nil
