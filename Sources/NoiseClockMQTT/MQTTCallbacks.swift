@@ -30,7 +30,8 @@ extension MQTTClient {
 
     func subscribed(mid: Int32) {
         let done = state.withLock { state -> Bool in
-            guard state.pendingSubscriptions.remove(mid) != nil else { return false }
+            guard let filter = state.pendingSubscriptions.removeValue(forKey: mid) else { return false }
+            state.acknowledged.insert(filter)
             return state.pendingSubscriptions.isEmpty
         }
         if done { eventContinuation.yield(.subscribed) }

@@ -32,7 +32,10 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         var retained: [String: MQTTMessage] = [:]
         var retainedOrder: [String] = []
         var subscriptions: [String] = []
-        var pendingSubscriptions: Set<Int32> = []
+        /// Subscriptions sent on this connection and not yet acknowledged, by message id.
+        var pendingSubscriptions: [Int32: String] = [:]
+        /// Filters the broker has acknowledged on this connection.
+        var acknowledged: Set<String> = []
         var droppedMessages = 0
     }
 
@@ -141,6 +144,8 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     static let inboxLimit = 50_000
 
     public var isConnected: Bool { state.withLock { $0.connected } }
+    /// Whether the broker has acknowledged `filter` on the connection it has now.
+    public func isSubscribed(_ filter: String) -> Bool { state.withLock { $0.connected && $0.acknowledged.contains(filter) } }
     public var hasRoom: Bool { state.withLock { !($0.connected && $0.queue.count >= options.queueLimit / 2) } }
     public var supportsProperties: Bool { options.protocolVersion == .v5 }
 
@@ -327,7 +332,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             let rc = mosquitto_subscribe_v5(handle, &mid, filter, 1, 0, nil)
             if rc == MOSQ_ERR_SUCCESS.rawValue {
                 link.packets += 1
-                state.pendingSubscriptions.insert(mid)
+                state.pendingSubscriptions[mid] = filter
             } else {
                 logger.error("MQTT subscribe failed", metadata: ["filter": "\(filter)", "error": "\(MQTTError(operation: "subscribe", rawCode: rc))"])
             }

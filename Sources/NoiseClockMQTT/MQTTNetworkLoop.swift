@@ -305,7 +305,8 @@ extension MQTTClient {
             restorePending.store(false, ordering: .releasing)
             state.connected = true
             state.inFlight = 0
-            state.pendingSubscriptions = []
+            state.pendingSubscriptions = [:]
+            state.acknowledged = []
             subscribeNow(state.subscriptions, in: &state)
             // Retained messages that waited are superseded by the table of latest values.
             state.queue.removeAll { $0.retain }

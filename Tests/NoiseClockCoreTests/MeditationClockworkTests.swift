@@ -1,5 +1,6 @@
 import Foundation
 import NoiseClockCore
+import NoiseClockTestSupport
 import PropertyBased
 import Testing
 

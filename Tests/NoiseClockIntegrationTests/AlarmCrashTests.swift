@@ -9,18 +9,6 @@ import Testing
 /// An alarm as `alarms.json` stores it, without its id.
 private typealias Fields = [String: JSONValue]
 
-/// SplitMix64: a seeded generator, so a failing run can be repeated with its printed seed.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// One alarm change as sent.
 private enum Change {
     case add(Fields)
@@ -114,7 +102,7 @@ struct AlarmCrashTests {
     @Test("kill -9 at random instants during a stream of alarm changes: alarms.json is never corrupt and every change answered ok survives")
     func killDuringChanges() async throws {
         let seed = UInt64.random(in: 1...UInt64.max)
-        var random = SeededGenerator(state: seed)
+        var random = SplitMix64(state: seed)
         let directory = try makeTemporaryDirectory("alarm-crash")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let stateDirectory = "\(directory)/state"

@@ -18,7 +18,6 @@ public final class CorrelatedClient: Sendable {
         let watched = Mutex<[String: [MQTTMessage]]>([:])
     }
     private let inbox = Inbox()
-    private let reader: Task<Void, Never>
 
     public init(port: Int, responseTopic: String, watching topics: [String] = []) async throws {
         var logger = Logger(label: "correlated-client")
@@ -28,20 +27,20 @@ public final class CorrelatedClient: Sendable {
                 host: "127.0.0.1", port: port, clientID: "test-\(UUID().uuidString.prefix(8))",
                 minimumReconnectDelay: .milliseconds(200), maximumReconnectDelay: .seconds(1), queueLimit: 100_000,
                 inFlightLimit: 1000),
-            logger: logger)
+            logger: logger, loop: TestClient.loop)
         self.client = client
         self.responseTopic = responseTopic
         let inbox = self.inbox
-        reader = Task {
-            for await message in client.messages {
-                if message.topic == responseTopic, let correlation = message.correlationData {
-                    let value = (try? JSONValue.parse(message.payload)) ?? .null
-                    let key = String(decoding: correlation, as: UTF8.self)
-                    inbox.arrivals.withLock { $0[key] = ContinuousClock.now }
-                    inbox.answers.withLock { $0[key] = value }
-                } else {
-                    inbox.watched.withLock { $0[message.topic, default: []].append(message) }
-                }
+        // On the clients' loop thread as each is read (no hop to the test pool, whose threads
+        // may be busy elsewhere): the arrival is when it came off the connection.
+        client.deliver { message in
+            if message.topic == responseTopic, let correlation = message.correlationData {
+                let value = (try? JSONValue.parse(message.payload)) ?? .null
+                let key = String(decoding: correlation, as: UTF8.self)
+                inbox.arrivals.withLock { $0[key] = ContinuousClock.now }
+                inbox.answers.withLock { $0[key] = value }
+            } else {
+                inbox.watched.withLock { $0[message.topic, default: []].append(message) }
             }
         }
         client.subscribe([responseTopic] + topics)
@@ -81,6 +80,5 @@ public final class CorrelatedClient: Sendable {
 
     public func stop() async {
         await client.stop(timeout: .milliseconds(500))
-        reader.cancel()
     }
 }

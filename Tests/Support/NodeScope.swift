@@ -54,8 +54,10 @@ public func withUnstartedNode<T>(
 extension NodeProcess {
     public struct NotOnline: Error, CustomStringConvertible {
         public var nodeID: String
+        /// What the client had on the availability topic (text and retain flag), and whether it was connected.
+        public var seen: String
         public var log: String
-        public var description: String { "\(nodeID) did not come online; log:\n\(log)" }
+        public var description: String { "\(nodeID) did not come online (the client saw \(seen)); log:\n\(log)" }
     }
 
     /// Starts the node and waits until `client` (subscribed to its availability) sees its `online`
@@ -68,7 +70,11 @@ extension NodeProcess {
     {
         let process = try start(logLevel: logLevel)
         let online = await client.waitFor(topics.availability, timeout: timeout) { $0.text == "online" && !$0.retain }
-        guard online != nil else { throw NotOnline(nodeID: nodeID, log: process.log) }
+        guard online != nil else {
+            let availability = client.messages(on: topics.availability).map { "\($0.text)\($0.retain ? " (retained)" : "")" }
+            let seen = "[\(availability.joined(separator: ", "))], \(client.client.isConnected ? "connected" : "not connected")"
+            throw NotOnline(nodeID: nodeID, seen: seen, log: process.log)
+        }
         return process
     }
 }

@@ -17,7 +17,8 @@ public final class TestClient: Sendable {
         let items = Mutex<[MQTTMessage]>([])
     }
     private let inbox = Inbox()
-    private let reader: Task<Void, Never>
+    /// The filters subscribed at the start (acknowledged before `init` returned).
+    private let subscriptions: [String]
 
     public init(port: Int, subscriptions: [String], protocolVersion: MQTTOptions.ProtocolVersion = .v5, tls: MQTTOptions.TLS? = nil,
          username: String? = nil, password: String? = nil) async throws {
@@ -31,11 +32,10 @@ public final class TestClient: Sendable {
             logger: logger, loop: Self.loop)
         self.client = client
         let inbox = self.inbox
-        reader = Task {
-            for await message in client.messages {
-                inbox.items.withLock { $0.append(message) }
-            }
-        }
+        // On the clients' loop thread as each is read: a test that looks finds every message
+        // read so far, however long the test pool's threads were busy elsewhere.
+        client.deliver { message in inbox.items.withLock { $0.append(message) } }
+        self.subscriptions = subscriptions
         client.subscribe(subscriptions)
         client.start()
         var events = client.events.makeAsyncIterator()
@@ -52,7 +52,6 @@ public final class TestClient: Sendable {
 
     public func stop() async {
         await client.stop(timeout: .milliseconds(500))
-        reader.cancel()
     }
 
     public var messages: [MQTTMessage] { inbox.items.withLock { $0 } }
@@ -85,9 +84,14 @@ public final class TestClient: Sendable {
     public func request(_ topics: Topics, _ verb: String, _ payload: String = "", timeout: Duration = .seconds(10)) async throws -> JSONValue {
         let correlation = Array(UUID().uuidString.utf8)
         let responseTopic = "\(topics.node)/response/test/\(UUID().uuidString.prefix(8))"
-        client.subscribe([responseTopic])
-        // Wait for that subscription to be in place before asking.
-        try await Task.sleep(for: .milliseconds(100))
+        // The answer must find a subscription in place: one of the start's, or a new one once
+        // the broker has acknowledged it.
+        if !subscriptions.contains(where: { covers($0, responseTopic) }) {
+            client.subscribe([responseTopic])
+            guard await eventually(timeout: timeout, { client.isSubscribed(responseTopic) }) else {
+                throw TestClientError.notSubscribed
+            }
+        }
         client.publish(
             MQTTMessage(topic: topics.command(verb), payload: Array(payload.utf8), responseTopic: responseTopic, correlationData: correlation))
         guard let answer = await waitFor(responseTopic, timeout: timeout, where: { $0.correlationData == correlation }) else {
