@@ -38,28 +38,43 @@ public enum SunriseCurve {
     /// the lightness rises evenly from the night level's to full, so the first step above the night
     /// level is as gentle as the eye can tell.
     public static func backlight(_ progress: Double, from night: Int) -> Int {
-        let start = lightness(luminance: Double(max(0, min(100, night))) / 100)
-        let l = start + (100 - start) * min(1, max(0, progress))
-        return max(night, min(100, Int((luminance(lightness: l) * 100).rounded())))
+        brightness(progress, from: night, to: 100)
     }
 
     /// The first progress after `progress` at which `backlight` gives more than it gives at
     /// `progress`; nil at full.
     public static func nextBacklightStep(after progress: Double, from night: Int) -> Double? {
-        let now = backlight(progress, from: night)
-        guard now < 100 else { return nil }
-        // `backlight` rounds: it reaches now + 1 where the luminance reaches (now + 0.5) %.
-        let start = lightness(luminance: Double(max(0, min(100, night))) / 100)
-        let target = lightness(luminance: (Double(now) + 0.5) / 100)
-        guard start < 100 else { return nil }
-        var p = (target - start) / (100 - start)
+        nextBrightnessStep(after: progress, from: night, to: 100)
+    }
+
+    /// The screen's brightness (percent) at `progress` (0...1) of a change from `from` to `to`
+    /// percent with the lightness moving evenly: a sunrise up from the night level, or the sunset
+    /// of a wind-down (SPEC §13) down to it.
+    public static func brightness(_ progress: Double, from: Int, to: Int) -> Int {
+        let from = max(0, min(100, from)), to = max(0, min(100, to))
+        let start = lightness(luminance: Double(from) / 100), end = lightness(luminance: Double(to) / 100)
+        let l = start + (end - start) * min(1, max(0, progress))
+        return max(min(from, to), min(max(from, to), Int((luminance(lightness: l) * 100).rounded())))
+    }
+
+    /// The first progress after `progress` at which `brightness` gives another percent than it
+    /// gives at `progress`; nil once it has reached `to`.
+    public static func nextBrightnessStep(after progress: Double, from: Int, to: Int) -> Double? {
+        let from = max(0, min(100, from)), to = max(0, min(100, to))
+        let now = brightness(progress, from: from, to: to)
+        guard now != to else { return nil }
+        let rising = to > from
+        // `brightness` rounds: it leaves `now` where the luminance passes now ± 0.5 %.
+        let start = lightness(luminance: Double(from) / 100), end = lightness(luminance: Double(to) / 100)
+        let target = lightness(luminance: (Double(now) + (rising ? 0.5 : -0.5)) / 100)
+        var p = (target - start) / (end - start)
         // Floating point may land a hair short of the step: nudge until it is taken.
         var tries = 0
-        while backlight(p, from: night) <= now, tries < 8 {
+        while brightness(p, from: from, to: to) == now, tries < 8 {
             p = p.nextUp + 1e-9
             tries += 1
         }
-        return max(p, progress.nextUp)
+        return min(1, max(p, progress.nextUp))
     }
 }
 

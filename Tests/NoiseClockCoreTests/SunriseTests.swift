@@ -66,6 +66,50 @@ struct SunriseCurveTests {
     }
 }
 
+@Suite("The sunset of a wind-down (SPEC §13): the §12 curve run down from the face's level to the night level")
+struct SunsetCurveTests {
+    @Test("down from any level to any lower night level: the ends exact, never up, every value within 2 % of the perceptual curve at that instant")
+    func falls() {
+        for (from, to) in [(100, 5), (80, 1), (60, 0), (30, 20), (7, 5)] {
+            #expect(SunriseCurve.brightness(0, from: from, to: to) == from)
+            #expect(SunriseCurve.brightness(1, from: from, to: to) == to)
+            let start = SunriseCurve.lightness(luminance: Double(from) / 100), end = SunriseCurve.lightness(luminance: Double(to) / 100)
+            var last = from
+            for step in 0...1000 {
+                let p = Double(step) / 1000
+                let value = SunriseCurve.brightness(p, from: from, to: to)
+                #expect(value <= last, "never up (\(from) → \(to), step \(step))")
+                // The curve: the luminance whose lightness moves evenly, in percent.
+                let curve = SunriseCurve.luminance(lightness: start + (end - start) * p) * 100
+                #expect(abs(Double(value) - curve) <= 0.5 + 1e-9, "\(value) % vs \(curve) % (\(from) → \(to), step \(step))")
+                last = value
+            }
+        }
+        // Halfway from 100 % to 5 % the lightness is halfway between 100 and 5 %'s 26.7: L* 63.4, 32 %.
+        #expect(SunriseCurve.brightness(0.5, from: 100, to: 5) == 32)
+        #expect(SunriseCurve.brightness(0.5, from: 5, to: 100) == SunriseCurve.backlight(0.5, from: 5), "up, it is the sunrise")
+    }
+
+    @Test("the next step down is where the value first changes, one step per percent")
+    func nextStep() throws {
+        for (from, to) in [(100, 5), (40, 0), (6, 5)] {
+            var progress = 0.0, steps = 0
+            while let next = SunriseCurve.nextBrightnessStep(after: progress, from: from, to: to) {
+                #expect(next > progress)
+                let was = SunriseCurve.brightness(progress, from: from, to: to)
+                #expect(SunriseCurve.brightness(next, from: from, to: to) < was, "\(from) → \(to): no step at \(next)")
+                #expect(SunriseCurve.brightness(max(progress, next - 1e-7), from: from, to: to) == was || next - 1e-7 <= progress, "stepped before \(next)")
+                progress = next
+                steps += 1
+                try #require(steps <= 100, "more steps than percents")
+            }
+            #expect(SunriseCurve.brightness(progress, from: from, to: to) == to)
+            #expect(steps == from - to, "one step per percent from \(from) to \(to)")
+        }
+        #expect(SunriseCurve.nextBrightnessStep(after: 0, from: 5, to: 5) == nil)
+    }
+}
+
 @Suite("Wake phases (SPEC §12): idle, sunrise, ringing, snoozed, awake")
 struct WakeClockworkTests {
     let ring = Date(timeIntervalSince1970: 1_795_000_000)
