@@ -40,18 +40,23 @@ public struct BedtimeState: Sendable, Hashable {
     public var woundFor: Date?
     /// A bedtime stopped with `bedtime/stop` before it came: no reminder, no wind-down for it.
     public var stoppedFor: Date?
+    /// When the last wind-down reached its end: the room stays at night from then until the
+    /// morning (the end of the face's night). Nil after `bedtime/stop`.
+    public var nightFrom: Date?
 
-    public init(windDown: WindDown? = nil, remindedFor: Date? = nil, woundFor: Date? = nil, stoppedFor: Date? = nil) {
+    public init(windDown: WindDown? = nil, remindedFor: Date? = nil, woundFor: Date? = nil, stoppedFor: Date? = nil, nightFrom: Date? = nil) {
         self.windDown = windDown
         self.remindedFor = remindedFor
         self.woundFor = woundFor
         self.stoppedFor = stoppedFor
+        self.nightFrom = nightFrom
     }
 
     public var stored: JSONValue {
         func seconds(_ date: Date?) -> JSONValue { date.map { .number($0.timeIntervalSince1970) } ?? .null }
         var members: [String: JSONValue] = [
             "version": 1, "reminded_for": seconds(remindedFor), "wound_for": seconds(woundFor), "stopped_for": seconds(stoppedFor),
+            "night_from": seconds(nightFrom),
         ]
         if let windDown {
             members["wind_down"] = [
@@ -74,6 +79,7 @@ public struct BedtimeState: Sendable, Hashable {
         remindedFor = try date(members["reminded_for"], "reminded_for")
         woundFor = try date(members["wound_for"], "wound_for")
         stoppedFor = try date(members["stopped_for"], "stopped_for")
+        nightFrom = try date(members["night_from"], "night_from")
         if let run = members["wind_down"]?.objectValue {
             guard let start = try date(run["started_at"], "wind_down.started_at"), let end = try date(run["ends_at"], "wind_down.ends_at"),
                   start <= end
@@ -183,6 +189,7 @@ public enum BedtimeClockwork {
         // A wind-down that is over, or whose clock was set back to before it, ends.
         if let run = state.windDown, now >= run.endsAt || now < run.startedAt.addingTimeInterval(-setBackTolerance) {
             state.windDown = nil
+            if now >= run.endsAt { state.nightFrom = run.endsAt }
             events.append(.windDownEnded(run, stopped: false))
         }
         let coming = bedtimes(after: now, settings: settings, zone: zone)
@@ -224,6 +231,7 @@ public enum BedtimeClockwork {
         if run.endsAt <= now {
             // No length: the room goes to night at once and the wind-down is over.
             step.state.windDown = nil
+            step.state.nightFrom = now
             step.events.append(.windDownEnded(run, stopped: false))
         }
         step.view = view(step.state, settings: settings, now: now, coming: coming)
@@ -239,6 +247,7 @@ public enum BedtimeClockwork {
             step.state.windDown = nil
             step.events.append(.windDownEnded(run, stopped: true))
         }
+        step.state.nightFrom = nil
         let coming = bedtimes(after: now, settings: settings, zone: zone)
         let window = Double(max(settings.reminderMinutes, settings.windDownMinutes)) * 60
         for bedtime in coming where now >= bedtime.addingTimeInterval(-window) {
@@ -270,5 +279,30 @@ public enum BedtimeClockwork {
         if let run = state.windDown { instants.append(run.endsAt) }
         for bedtime in coming { instants += [reminderAt(bedtime, settings), windDownAt(bedtime, settings), bedtime] }
         return instants.filter { $0 > now }.min()
+    }
+}
+
+/// What the screen needs of bedtime: the wind-down's span while one runs (the sunset), and since
+/// when the room has been put to night by one that ran to its end.
+public struct BedtimeLight: Sendable, Hashable {
+    public var windDown: Range<Date>?
+    public var nightFrom: Date?
+
+    public static let none = BedtimeLight(windDown: nil, nightFrom: nil)
+
+    public init(windDown: Range<Date>?, nightFrom: Date?) {
+        self.windDown = windDown
+        self.nightFrom = nightFrom
+    }
+
+    public init(_ state: BedtimeState) {
+        windDown = state.windDown.map { $0.startedAt..<max($0.endsAt, $0.startedAt.addingTimeInterval(1)) }
+        nightFrom = state.nightFrom
+    }
+
+    /// 0...1 through the sunset at `now`; nil outside one.
+    public func progress(at now: Date) -> Double? {
+        guard let windDown else { return nil }
+        return min(1, max(0, now.timeIntervalSince(windDown.lowerBound) / windDown.upperBound.timeIntervalSince(windDown.lowerBound)))
     }
 }

@@ -84,6 +84,24 @@ public struct BedtimeSettings: Sendable, Hashable {
         return next
     }
 
+    /// `patch` with its sounds resolved to the catalogue's noise sounds (by id or name, as the
+    /// noise verbs take them); an unknown one is an error naming `bedtime.sounds`.
+    public static func resolvingSounds(
+        _ patch: [String: JSONValue], in catalog: SoundCatalog, path: String = "bedtime"
+    ) throws(CommandError) -> [String: JSONValue] {
+        guard case .array(let items)? = patch["sounds"] else { return patch }
+        var resolved = patch
+        var ids: [JSONValue] = []
+        for item in items {
+            guard let name = item.stringValue, let sound = catalog.sound(named: name), sound.kind == .noise else {
+                throw CommandError(.notFound, "no noise sound \(item.serialized)", field: "\(path).sounds")
+            }
+            ids.append(.string(sound.id))
+        }
+        resolved["sounds"] = .array(ids)
+        return resolved
+    }
+
     /// `null`, "HH:MM" for every day, or `{"mon":"HH:MM",…}` (a day left out, or null, has none).
     static func times(_ value: JSONValue, field: String) throws(CommandError) -> ([Weekday: AlarmTime], Bool) {
         switch value {

@@ -21,11 +21,16 @@ public struct ClockSettings: Sendable, Hashable {
     public var language: Language
     /// Holidays, days off and vacation (SPEC §12).
     public var wake: WakeSettings
+    /// The wind-down before bedtime (SPEC §13).
+    public var bedtime: BedtimeSettings
+    /// The kids' OK-to-wake clock (SPEC §13).
+    public var kids: KidsSettings
 
     public init(
         timeFormat: TimeFormat = .twentyFourHour, showSeconds: Bool = false, timezone: String = "",
         locale: String = "en_US", publishSeconds: Bool = false, face: FaceStyle = FaceStyle(),
-        meditation: MeditationSettings = MeditationSettings(), language: Language = .en, wake: WakeSettings = WakeSettings()
+        meditation: MeditationSettings = MeditationSettings(), language: Language = .en, wake: WakeSettings = WakeSettings(),
+        bedtime: BedtimeSettings = BedtimeSettings(), kids: KidsSettings = KidsSettings()
     ) {
         self.timeFormat = timeFormat
         self.showSeconds = showSeconds
@@ -36,6 +41,8 @@ public struct ClockSettings: Sendable, Hashable {
         self.meditation = meditation
         self.language = language
         self.wake = wake
+        self.bedtime = bedtime
+        self.kids = kids
     }
 
     public var json: JSONValue {
@@ -49,6 +56,8 @@ public struct ClockSettings: Sendable, Hashable {
             "meditation": meditation.json,
             "language": .string(language.rawValue),
             "wake": wake.json,
+            "bedtime": bedtime.json,
+            "kids": kids.json,
         ]
     }
 
@@ -70,6 +79,8 @@ public struct ClockSettings: Sendable, Hashable {
         if let v = patch.face, let style = try? copy.face.applying(v) { copy.face = style }
         if let v = patch.meditation, let meditation = try? copy.meditation.applying(v) { copy.meditation = meditation }
         if let v = patch.wake, let wake = try? copy.wake.applying(v) { copy.wake = wake }
+        if let v = patch.bedtime, let bedtime = try? copy.bedtime.applying(v) { copy.bedtime = bedtime }
+        if let v = patch.kids, let kids = try? copy.kids.applying(v) { copy.kids = kids }
         return copy
     }
 }
@@ -88,11 +99,16 @@ public struct SettingsPatch: Sendable, Hashable {
     public var language: Language?
     /// A partial `settings.wake` object, already checked against `WakeSettings.applying`.
     public var wake: [String: JSONValue]?
+    /// A partial `settings.bedtime` object, already checked against `BedtimeSettings.applying`.
+    public var bedtime: [String: JSONValue]?
+    /// A partial `settings.kids` object, already checked against `KidsSettings.applying`.
+    public var kids: [String: JSONValue]?
 
     public init(
         timeFormat: TimeFormat? = nil, showSeconds: Bool? = nil, timezone: String? = nil, locale: String? = nil,
         publishSeconds: Bool? = nil, face: [String: JSONValue]? = nil, meditation: [String: JSONValue]? = nil,
-        language: Language? = nil, wake: [String: JSONValue]? = nil
+        language: Language? = nil, wake: [String: JSONValue]? = nil, bedtime: [String: JSONValue]? = nil,
+        kids: [String: JSONValue]? = nil
     ) {
         self.timeFormat = timeFormat
         self.showSeconds = showSeconds
@@ -103,10 +119,13 @@ public struct SettingsPatch: Sendable, Hashable {
         self.meditation = meditation
         self.language = language
         self.wake = wake
+        self.bedtime = bedtime
+        self.kids = kids
     }
 
     public static let fields: Set<String> = [
         "time_format", "show_seconds", "timezone", "locale", "publish_seconds", "face", "meditation", "language", "wake",
+        "bedtime", "kids",
     ]
 
     public init(_ arguments: CommandArguments) throws(CommandError) {
@@ -143,6 +162,16 @@ public struct SettingsPatch: Sendable, Hashable {
             _ = try WakeSettings().applying(members)
             wake = members
         }
+        if let value = arguments.values["bedtime"] {
+            guard let members = value.objectValue else { throw .invalidField("bedtime", "must be a JSON object") }
+            _ = try BedtimeSettings().applying(members)
+            bedtime = members
+        }
+        if let value = arguments.values["kids"] {
+            guard let members = value.objectValue else { throw .invalidField("kids", "must be a JSON object") }
+            _ = try KidsSettings().applying(members)
+            kids = members
+        }
     }
 
     public var isEmpty: Bool { self == SettingsPatch() }
@@ -156,7 +185,9 @@ public struct SettingsPatch: Sendable, Hashable {
             face: newer.face.map { FaceStyle.merge(face ?? [:], $0) } ?? face,
             meditation: newer.meditation.map { (meditation ?? [:]).merging($0) { _, new in new } } ?? meditation,
             language: newer.language ?? language,
-            wake: newer.wake.map { (wake ?? [:]).merging($0) { _, new in new } } ?? wake)
+            wake: newer.wake.map { (wake ?? [:]).merging($0) { _, new in new } } ?? wake,
+            bedtime: newer.bedtime.map { Self.mergeBedtime(bedtime ?? [:], $0) } ?? bedtime,
+            kids: newer.kids.map { Self.mergeKids(kids ?? [:], $0) } ?? kids)
     }
 
     public var json: JSONValue {
@@ -170,7 +201,30 @@ public struct SettingsPatch: Sendable, Hashable {
         if let face { members["face"] = .object(face) }
         if let meditation { members["meditation"] = .object(meditation) }
         if let wake { members["wake"] = .object(wake) }
+        if let bedtime { members["bedtime"] = .object(bedtime) }
+        if let kids { members["kids"] = .object(kids) }
         return .object(members)
+    }
+
+    /// A later `bedtime.time` replaces the earlier one whole (a time for every day, a list of days,
+    /// or null); the other members replace theirs.
+    static func mergeBedtime(_ older: [String: JSONValue], _ newer: [String: JSONValue]) -> [String: JSONValue] {
+        older.merging(newer) { _, new in new }
+    }
+
+    /// A later `kids.wake` of some days changes those days and keeps the others'; one time for
+    /// all replaces every day.
+    static func mergeKids(_ older: [String: JSONValue], _ newer: [String: JSONValue]) -> [String: JSONValue] {
+        var merged = older.merging(newer) { _, new in new }
+        guard case .object(let days)? = newer["wake"] else { return merged }
+        switch older["wake"] {
+        case .object(let before)?: merged["wake"] = .object(before.merging(days) { _, new in new })
+        case .string(let every)?:
+            let before = Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0.rawValue, JSONValue.string(every)) })
+            merged["wake"] = .object(before.merging(days) { _, new in new })
+        default: break
+        }
+        return merged
     }
 }
 

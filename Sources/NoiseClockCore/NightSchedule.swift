@@ -37,6 +37,18 @@ public enum NightSchedule {
         return State(isNight: isNight, nextChange: next)
     }
 
+    /// The first end of the night (`night.end`: a time, or the sunrise) after `instant`, whether
+    /// the schedule is on or not: the morning a wind-down's night lasts until (SPEC §13). Nil
+    /// when the sun does not rise for days.
+    public static func nextEnd(after instant: Date, night: FaceStyle.Night, zone: Zone, sun: SunEvent) -> Date? {
+        let today = LocalTime(instant, in: zone).date
+        for offset in 0...3 {
+            let day = CivilDate(daysSinceEpoch: today.daysSinceEpoch + Int64(offset))
+            if let end = self.instant(of: night.end, on: day, zone: zone, sun: sun), end > instant { return end }
+        }
+        return nil
+    }
+
     static func instant(of edge: FaceStyle.NightEdge, on day: CivilDate, zone: Zone, sun: SunEvent) -> Date? {
         switch edge {
         case .time(let time): AlarmSchedule.occurrence(of: time, on: day, in: zone)

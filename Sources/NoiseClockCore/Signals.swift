@@ -14,6 +14,8 @@ public enum NodeSignal: Sendable, Hashable {
     case alarms([Alarm])
     /// The light of a waking up, for the screen: sent as the wake phase changes (SPEC §12).
     case wake(WakeLight)
+    /// The light of bedtime, for the screen: a wind-down's sunset, the night after it (SPEC §13).
+    case bedtime(BedtimeLight)
 
     /// Signals of one kind replace each other: a new subscriber gets the latest of each kind.
     var kind: Int {
@@ -23,6 +25,7 @@ public enum NodeSignal: Sendable, Hashable {
         case .settings: 2
         case .alarms: 3
         case .wake: 4
+        case .bedtime: 5
         }
     }
 }

@@ -75,4 +75,6 @@ public enum StateTopic {
     public static let holidays = "holidays"
     /// Where a waking up is: idle, sunrise, ringing, snoozed or awake (SPEC §12).
     public static let wake = "wake"
+    /// Bedtime: idle, reminder or winding_down, the next bedtime, the wind-down's end (SPEC §13).
+    public static let bedtime = "bedtime"
 }

@@ -42,6 +42,11 @@ public final class DisplayController {
     nonisolated let ringing = Mutex(false)
     /// The light of a waking up (SPEC §12), from the hub's signals: a sunrise raises the screen.
     nonisolated let wakeLight = Mutex(WakeLight.none)
+    /// The light of bedtime (SPEC §13), from the hub's signals: a wind-down's sunset lowers the
+    /// screen to the night level, and the night it brings lasts until the morning.
+    nonisolated let bedtimeLight = Mutex(BedtimeLight.none)
+    /// The brightness the screen had when the sunset under way began (its starting point).
+    private var sunsetFrom: (span: Range<Date>, brightness: Int)?
 
     /// Home Assistant's (or a verb's) brightness, until the schedule next turns night or day.
     private var manual: (brightness: Int, until: Date?)?
@@ -88,6 +93,13 @@ public final class DisplayController {
                 }
                 if changed { wakeUp.wake() }
                 return
+            case .bedtime(let light):
+                let changed = bedtimeLight.withLock { state in
+                    defer { state = light }
+                    return state != light
+                }
+                if changed { wakeUp.wake() }
+                return
             }
             let changed = ringing.withLock { state in
                 defer { state = now }
@@ -125,11 +137,33 @@ public final class DisplayController {
     public func update() async -> (state: JSONValue, next: Date) {
         let now = time.now()
         let style = time.settings.current.face
-        let (night, sunToday) = schedule(at: now)
+        var (night, sunToday) = schedule(at: now)
         if let until = manual?.until, until <= now { manual = nil }
         if let until = wokenUntil, until <= now { wokenUntil = nil }
         let isRinging = ringing.withLock { $0 }
-        var brightness = manual?.brightness ?? (night.isNight ? style.night.brightness : style.dayBrightness)
+        // Bedtime: a wind-down's sunset falls from the level the screen had to the night level,
+        // in the night's theme; the night it brings lasts until the night's end in the morning.
+        let bedtime = bedtimeLight.withLock { $0 }
+        var sunsetStep: Date?
+        var sunset: Int?
+        if let progress = bedtime.progress(at: now), let span = bedtime.windDown {
+            if sunsetFrom?.span != span {
+                sunsetFrom = (span, manual?.brightness ?? (night.isNight ? style.night.brightness : style.dayBrightness))
+            }
+            let from = sunsetFrom?.brightness ?? style.dayBrightness
+            sunset = SunriseCurve.brightness(progress, from: from, to: style.night.brightness)
+            if let step = SunriseCurve.nextBrightnessStep(after: progress, from: from, to: style.night.brightness) {
+                sunsetStep = span.lowerBound.addingTimeInterval(step * span.upperBound.timeIntervalSince(span.lowerBound))
+            }
+            night = NightSchedule.State(isNight: true, nextChange: span.upperBound)
+            manual = nil
+        } else if let from = bedtime.nightFrom, now >= from, !night.isNight,
+                  let end = NightSchedule.nextEnd(after: from, night: style.night, zone: time.zone(), sun: sun), now < end
+        {
+            night = NightSchedule.State(isNight: true, nextChange: end)
+        }
+        if bedtime.windDown == nil { sunsetFrom = nil }
+        var brightness = sunset ?? manual?.brightness ?? (night.isNight ? style.night.brightness : style.dayBrightness)
         if brightness == 0, wokenUntil != nil { brightness = Self.wakeBrightness }
         // A sunrise climbs from the night level to full over the schedule; after it the light stays full.
         let light = wakeLight.withLock { $0 }
@@ -166,7 +200,7 @@ public final class DisplayController {
         ]
         hub.publish(StateTopic.display, state)
         // At the latest every 6 hours: a day's sunrise and sunset are worked out again.
-        let next = [night.nextChange, manual?.until, wokenUntil, sunriseStep].compactMap { $0 }.filter { $0 > now }
+        let next = [night.nextChange, manual?.until, wokenUntil, sunriseStep, sunsetStep].compactMap { $0 }.filter { $0 > now }
             .reduce(now.addingTimeInterval(6 * 3600), min)
         return (state, next)
     }

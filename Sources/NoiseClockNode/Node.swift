@@ -35,6 +35,8 @@ public struct Node: Sendable {
     public let meditation: MeditationSession
     /// The screen: night or day, brightness, `B/display` (SPEC §9).
     public let display: DisplayController
+    /// Bedtime: the reminder and the wind-down (SPEC §13).
+    public let bedtime: BedtimeScheduler
     /// The guided meditations of `meditations.dir`, `B/meditations` (SPEC §10).
     public let meditations: MeditationLibrary
     /// Home Assistant discovery; nil with `mqtt.discovery: false`.
@@ -76,11 +78,12 @@ public struct Node: Sendable {
         self.language = language
         let stored = AlarmScheduler.load(from: store, logger: logger)
         let storedTimers = TimerScheduler.load(from: store, logger: logger)
+        let storedBedtime = BedtimeScheduler.load(from: store, logger: logger)
         status = StatusBoard(
             status: NodeStatus(
                 startedAt: clock.now(), audioDevice: configuration.audio.device, audio: { audio?.status },
                 batterySource: battery?.name ?? "none",
-                problems: storeProblems + [settings.loadProblem, stored.problem, storedTimers.problem].compactMap { $0 },
+                problems: storeProblems + [settings.loadProblem, stored.problem, storedTimers.problem, storedBedtime.problem].compactMap { $0 },
                 storage: storage),
             hub: hub, time: time)
         let madeStatus = status
@@ -117,6 +120,9 @@ public struct Node: Sendable {
         let display = DisplayController(
             hub: hub, time: time, screen: screen, sun: Self.sun(configuration.display, time: time), logger: logger)
         self.display = display
+        let bedtime = BedtimeScheduler(state: storedBedtime.state, writer: writer, hub: hub, time: time, noise: noise, logger: logger)
+        bedtime.watchSignals()
+        self.bedtime = bedtime
         let meditations = MeditationLibrary(directory: configuration.meditations.directory, writer: writer, hub: hub, logger: logger)
         self.meditations = meditations
         let meditation = MeditationSession(
@@ -134,6 +140,7 @@ public struct Node: Sendable {
             TimerCommands(timers: timers, language: language),
             DismissCommands(alarms: alarms, timers: timers),
             DisplayCommands(display: display),
+            BedtimeCommands(bedtime: bedtime),
             MeditationLibraryCommands(library: meditations),
             MeditationCommands(session: meditation),
         ] + (noise.map { [NoiseCommands(player: $0)] } ?? []))
@@ -194,6 +201,7 @@ public struct Node: Sendable {
             ClockworkService("AlarmService", alarms),
             ClockworkService("TimerService", timers),
             ClockworkService("MeditationService", meditation),
+            ClockworkService("BedtimeService", bedtime),
             DisplayService(display: display, clock: time.clock),
             MeditationLibraryService(library: meditations),
         ]

@@ -15,6 +15,7 @@ struct SettingsCommands: CommandGroup {
         router.add("settings", shape: .object(bareValue: nil)) { arguments in
             var patch = try SettingsPatch(arguments)
             if let meditation = patch.meditation { patch.meditation = try MeditationSettings.resolvingSounds(meditation, in: catalog) }
+            if let bedtime = patch.bedtime { patch.bedtime = try BedtimeSettings.resolvingSounds(bedtime, in: catalog) }
             let before = settings.current
             let after = try await settings.change(patch)
             if after != before {

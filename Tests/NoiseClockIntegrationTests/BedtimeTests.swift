@@ -1,0 +1,130 @@
+import Foundation
+import NoiseClockCore
+import NoiseClockMQTT
+import NoiseClockTestSupport
+import Testing
+
+// Bedtime (SPEC §13) in a real node process against a real Mosquitto: a backlight in a fake
+// sysfs tree, an ALSA file sink, the wall clock driven by libfaketime.
+
+private func at(_ text: String) -> Date {
+    guard let date = ISO8601DateFormatter().date(from: text) else { fatalError("not an ISO time: \(text)") }
+    return date
+}
+
+private func json(_ message: MQTTMessage) -> JSONValue? { try? JSONValue.parse(message.payload) }
+
+private func read(_ path: String) -> String {
+    ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+@Suite("Bedtime in a real node process: the wind-down's sunset on a fake backlight, its sounds in an ALSA file sink, B/bedtime")
+struct BedtimeTests {
+    /// A panel of 1000 steps in a fake sysfs tree, at half.
+    private func panel(in root: String) throws -> String {
+        let panel = "\(root)/panel"
+        try FileManager.default.createDirectory(atPath: panel, withIntermediateDirectories: true)
+        for (file, value) in [("max_brightness", "1000"), ("brightness", "500"), ("bl_power", "0"), ("actual_brightness", "500")] {
+            try "\(value)\n".write(toFile: "\(panel)/\(file)", atomically: true, encoding: .utf8)
+        }
+        return panel
+    }
+
+    @Test("bedtime/start: the sounds start with the sleep timer, the screen falls along the curve to the night level in the night's theme and stays there after; bedtime/stop stops the sounds and gives the day back")
+    func startAndStop() async throws {
+        let root = try makeTemporaryDirectory("bedtime")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let panel = try panel(in: root), sink = "\(root)/out.raw"
+        let clock = try await FakeTime(at: at("2026-06-15T21:00:00+02:00"))
+        let environment = clock.environment.merging([
+            "NOISECLOCK_CLOCK_TIMEZONE": "Europe/Berlin", "NOISECLOCK_AUDIO_DEVICE": "file:'\(sink)',raw", "NOISECLOCK_AUDIO_FADE_MS": "100",
+            "NOISECLOCK_DISPLAY_BACKLIGHT": panel,
+        ]) { _, new in new }
+        try await withNode(environment: environment) { node, process, client in
+            let set = try await client.request(
+                node.topics, "settings",
+                #"{"face":{"day_brightness":80,"night":{"enabled":false,"brightness":5,"end":"07:00","theme":"red"}},"bedtime":{"time":"23:30","wind_down_min":30,"sounds":["Heavy rain"],"volume":50,"sleep_min":45}}"#)
+            try #require(set["status"] == "ok", "\(set.serialized)")
+            #expect(set["data"]?["bedtime"]?["sounds"] == ["heavy-rain-white-noise"], "stored by id")
+            #expect(await eventually(timeout: .seconds(20)) { read("\(panel)/brightness") == "800" }, "day at 80 %: \(read("\(panel)/brightness"))")
+            let idle = try #require(await client.latest(node.topics.state(StateTopic.bedtime)) { $0["phase"] == "idle" })
+            #expect(idle["next_at"] == "2026-06-15T23:30:00+02:00")
+
+            let started = try await client.request(node.topics, "bedtime/start")
+            try #require(started["status"] == "ok", "\(started.serialized)")
+            #expect(started["data"]?["phase"] == "winding_down")
+            #expect(started["data"]?["ends_at"] == "2026-06-15T21:30:00+02:00")
+            let event = try #require(await client.waitFor(node.topics.event) { json($0)?["event"] == "bedtime_started" }.flatMap(json))
+            #expect(event["by_hand"] == true && event["bedtime_at"] == "2026-06-15T23:30:00+02:00", "\(event.serialized)")
+            let noise = try #require(await client.latest(node.topics.noise) { $0["playing"] == true }, "the sounds did not start; log:\n\(process.log)")
+            #expect(noise["sounds"] == [["id": "heavy-rain-white-noise", "volume": 100]] && noise["volume"] == 50, "\(noise.serialized)")
+            #expect(noise["sleep_timer_ends_at"] == "2026-06-15T21:45:00+02:00", "\(noise.serialized)")
+
+            // Halfway: the curve's level between 80 % and 5 %, in the night's theme.
+            try clock.set(to: at("2026-06-15T21:15:00+02:00"))
+            let halfway = SunriseCurve.brightness(0.5, from: 80, to: 5)
+            #expect(halfway > 20 && halfway < 45, "lightness halfway, not brightness halfway: \(halfway)")
+            #expect(await eventually(timeout: .seconds(20)) { abs((Int(read("\(panel)/brightness")) ?? 0) - halfway * 10) <= 20 },
+                    "the screen at \(read("\(panel)/brightness")) / 1000, the curve says \(halfway) %")
+            let dimming = try #require(await client.latest(node.topics.display) { $0["night"] == true })
+            #expect(dimming["theme"] == "red", "\(dimming.serialized)")
+
+            // At its end: the night level, idle, and the night holds (the schedule is off).
+            try clock.set(to: at("2026-06-15T21:30:01+02:00"))
+            #expect(await client.latest(node.topics.state(StateTopic.bedtime)) { $0["phase"] == "idle" } != nil)
+            #expect(await eventually(timeout: .seconds(20)) { read("\(panel)/brightness") == "50" }, "\(read("\(panel)/brightness"))")
+            #expect(await client.waitFor(node.topics.event) { json($0)?["event"] == "bedtime_ended" && json($0)?["reason"] == "end" } != nil)
+            try clock.set(to: at("2026-06-15T23:50:00+02:00"))
+            #expect(await client.latest(node.topics.display) { $0["night"] == true && $0["brightness"] == 5 } != nil, "the night after it")
+
+            // The sink has the rain.
+            #expect(await eventually(timeout: .seconds(10)) { samples(sink).count > 44_100 * 2 })
+            #expect(windowedRMS(samples(sink)).max() ?? 0 > 100, "the wind-down's rain reached the sink")
+
+            // Stopped: the sounds stop and the day is back (the schedule is off).
+            let stopped = try await client.request(node.topics, "bedtime/stop")
+            #expect(stopped["status"] == "ok" && stopped["data"]?["phase"] == "idle", "\(stopped.serialized)")
+            #expect(await client.latest(node.topics.noise) { $0["playing"] == false } != nil)
+            #expect(await eventually(timeout: .seconds(20)) { read("\(panel)/brightness") == "800" }, "\(read("\(panel)/brightness"))")
+        }
+    }
+
+    @Test("the schedule: the reminder at time − reminder_min, the wind-down at time − wind_down_min, B/bedtime's phases; a restart in the middle resumes without a second start")
+    func scheduled() async throws {
+        let clock = try await FakeTime(at: at("2026-06-15T22:00:00+02:00"))
+        let environment = clock.environment.merging(["NOISECLOCK_CLOCK_TIMEZONE": "Europe/Berlin", "NOISECLOCK_AUDIO_DEVICE": "null"]) { _, new in new }
+        try await withNode(environment: environment) { node, process, client in
+            let set = try await client.request(node.topics, "settings", #"{"bedtime":{"time":{"mon":"22:30"},"reminder_min":15,"wind_down_min":10,"sounds":[]}}"#)
+            try #require(set["status"] == "ok", "\(set.serialized)")
+            #expect(set["data"]?["bedtime"]?["time"] == ["mon": "22:30"])
+            try clock.set(to: at("2026-06-15T22:15:00+02:00"))
+            let reminder = try #require(await client.waitFor(node.topics.event) { json($0)?["event"] == "bedtime_reminder" }.flatMap(json),
+                                        "no reminder; log:\n\(process.log)")
+            #expect(reminder["bedtime_at"] == "2026-06-15T22:30:00+02:00")
+            #expect(await client.latest(node.topics.state(StateTopic.bedtime)) { $0["phase"] == "reminder" } != nil)
+            try clock.set(to: at("2026-06-15T22:22:00+02:00"))
+            let winding = try #require(await client.latest(node.topics.state(StateTopic.bedtime)) { $0["phase"] == "winding_down" })
+            #expect(winding["ends_at"] == "2026-06-15T22:30:00+02:00" && winding["next_at"] == "2026-06-15T22:30:00+02:00")
+
+            // A restart in the middle: still winding down, no second start, no second reminder.
+            client.clear()
+            await process.stop()
+            try await node.startOnline(seenBy: client)
+            #expect(await client.latest(node.topics.state(StateTopic.bedtime)) { $0["phase"] == "winding_down" } != nil)
+            try clock.set(to: at("2026-06-15T22:30:00+02:00"))
+            let after = try #require(await client.latest(node.topics.state(StateTopic.bedtime)) { $0["phase"] == "idle" })
+            #expect(after["next_at"] == "2026-06-22T22:30:00+02:00", "next Monday")
+            let names = client.messages(on: node.topics.event).compactMap { json($0)?["event"]?.stringValue }
+            #expect(!names.contains("bedtime_started") && !names.contains("bedtime_reminder"), "\(names)")
+            #expect(names.contains("bedtime_ended"), "\(names)")
+
+            // Bad input names the field and changes nothing.
+            let bad = try await client.request(node.topics, "settings", #"{"bedtime":{"time":{"mon":"22:30","fry":"23:00"}}}"#)
+            #expect(bad["status"] == "error" && bad["error"]?["field"] == "bedtime.time.fry", "\(bad.serialized)")
+            let unknown = try await client.request(node.topics, "settings", #"{"bedtime":{"sounds":["no such sound"]}}"#)
+            #expect(unknown["status"] == "error" && unknown["error"]?["field"] == "bedtime.sounds", "\(unknown.serialized)")
+            let settings = try #require(client.latest(node.topics.settings))
+            #expect(settings["bedtime"]?["time"] == ["mon": "22:30"])
+        }
+    }
+}
