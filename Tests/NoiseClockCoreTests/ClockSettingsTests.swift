@@ -36,6 +36,14 @@ struct ClockSettingsTests {
             "time_format": "12h", "show_seconds": true, "timezone": "Europe/Berlin", "locale": "de_DE", "publish_seconds": true,
             "face": FaceStyle().json, "meditation": MeditationSettings().json, "language": "de",
             "wake": ["skip_holidays": false, "days_off": [], "vacation_until": nil, "escalate_after_s": 0, "sunrise_min": 0, "lights": false],
+            "bedtime": [
+                "time": nil, "reminder_min": 15, "wind_down_min": 30, "sounds": ["heavy-rain-white-noise"], "volume": 30, "sleep_min": 45,
+                "breathe": false,
+            ],
+            "kids": [
+                "enabled": false, "warn_min": 15, "ok_min": 60, "show_time": true, "sleep_from": "19:00",
+                "wake": ["mon": "07:00", "tue": "07:00", "wed": "07:00", "thu": "07:00", "fri": "07:00", "sat": "07:30", "sun": "07:30"],
+            ],
         ])
     }
 

@@ -126,7 +126,7 @@ struct CommandServiceTests {
         fixture.transport.inject(MQTTMessage(topic: "noiseclock/all/cmd/ping", text: ""))
         fixture.transport.inject(MQTTMessage(topic: "noiseclock/kitchen/cmd/nope", text: ""))
         // settings publishes B/settings and B/clock before its response: 3 + 2 messages in all.
-        let published = await fixture.transport.waitForPublished(count: 5, timeout: .seconds(30))
+        let published = await fixture.transport.waitForPublished(count: 5)
         task.cancel()
         _ = await task.result
 

@@ -193,12 +193,12 @@ struct NodeCommandTests {
         #expect(await started.next()?["time_format"] == "12h", "the first change's write has started, and hangs")
         transport.inject(MQTTMessage(topic: topics.command("settings"), text: #"{"show_seconds":true}"#))
         transport.inject(MQTTMessage(topic: topics.command("ping"), text: ""))
-        let answered = await eventually(timeout: .seconds(20)) { !transport.published(on: topics.response("ping")).isEmpty }
+        let answered = await transport.waitUntilPublished { $0.contains { $0.topic == topics.response("ping") } }
         #expect(answered, "ping is answered while the write hangs")
         #expect(transport.published(on: topics.response("settings")).isEmpty, "no settings change is answered before it is stored")
 
         store.open()
-        _ = await eventually(timeout: .seconds(20)) { transport.published(on: topics.response("settings")).count == 2 }
+        _ = await transport.waitUntilPublished { $0.filter { $0.topic == topics.response("settings") }.count == 2 }
         let answers = transport.published(on: topics.response("settings")).compactMap(\.json)
         #expect(answers.map { $0["data"]?["time_format"] } == ["12h", "12h"])
         #expect(answers.map { $0["data"]?["show_seconds"] } == [false, true], "answered in the order sent")
@@ -231,7 +231,7 @@ struct NodeCommandTests {
         await Task(executorPreference: NodeExecutor.shared) {}.value
         #expect(held.started.count == CommandService.window)
         held.open()
-        #expect(await eventually(timeout: .seconds(20)) { transport.published(on: topics.response("hold")).count == count })
+        #expect(await transport.waitUntilPublished { $0.filter { $0.topic == topics.response("hold") }.count == count })
         #expect(held.started == Array(0..<count), "started in the order they came")
         #expect(held.most == CommandService.window)
     }
@@ -257,17 +257,17 @@ struct NodeCommandTests {
         defer { running.cancel() }
 
         transport.inject(MQTTMessage(topic: topics.command("ping"), text: ""))
-        #expect(await eventually(timeout: .seconds(20)) { transport.published(on: topics.response("ping")).count == 1 })
+        #expect(await transport.waitUntilPublished { $0.filter { $0.topic == topics.response("ping") }.count == 1 })
         #expect(inTask.values == [false], "answered in the loop's call that read it, not in a task")
 
         transport.inject(MQTTMessage(topic: topics.command("hold"), text: "1"))
         #expect(await eventually(timeout: .seconds(20)) { held.started == [1] })
         transport.inject(MQTTMessage(topic: topics.command("ping"), text: ""))
-        #expect(await eventually(timeout: .seconds(20)) { transport.published(on: topics.response("ping")).count == 2 })
+        #expect(await transport.waitUntilPublished { $0.filter { $0.topic == topics.response("ping") }.count == 2 })
         #expect(inTask.values == [false, true], "behind a command in progress, a task of its own, started after the earlier ones")
         #expect(transport.published(on: topics.response("hold")).isEmpty, "side by side: the held command does not hold the ping")
         held.open()
-        #expect(await eventually(timeout: .seconds(20)) { transport.published(on: topics.response("hold")).count == 1 })
+        #expect(await transport.waitUntilPublished { $0.filter { $0.topic == topics.response("hold") }.count == 1 })
     }
 
     @Test("an unknown verb is answered unknown_verb")

@@ -16,6 +16,9 @@ final class FakeTransport: MQTTTransport {
         var republished = 0
         var handler: (@Sendable (MQTTMessage) -> Void)?
         var inbox: [MQTTMessage] = []
+        /// Tests waiting for the count of published messages to reach theirs.
+        var waiters: [(id: Int, ready: @Sendable ([MQTTMessage]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
+        var nextWaiter = 0
     }
 
     let events: AsyncStream<MQTTConnectionEvent>
@@ -35,14 +38,27 @@ final class FakeTransport: MQTTTransport {
     // MARK: MQTTTransport
 
     func publish(_ message: MQTTMessage) {
-        state.withLock { $0.published.append(message) }
+        let ready = state.withLock { state in
+            state.published.append(message)
+            return Self.takeReady(&state)
+        }
+        for waiter in ready { waiter.resume(returning: true) }
+    }
+
+    private static func takeReady(_ state: inout State) -> [CheckedContinuation<Bool, Never>] {
+        let published = state.published
+        let ready = state.waiters.filter { $0.ready(published) }
+        state.waiters.removeAll { waiter in ready.contains { $0.id == waiter.id } }
+        return ready.map(\.continuation)
     }
 
     func publishNow(_ message: MQTTMessage) {
-        state.withLock { state in
+        let ready = state.withLock { state in
             state.published.append(message)
             state.publishedNow.append(message.topic)
+            return Self.takeReady(&state)
         }
+        for waiter in ready { waiter.resume(returning: true) }
     }
 
     /// The topics of the messages published with `publishNow` (written at once), in order.
@@ -110,12 +126,40 @@ final class FakeTransport: MQTTTransport {
         state.withLock { $0.published.removeAll() }
     }
 
-    /// Waits (on the real clock, polling) until at least `count` messages were published, and returns
-    /// them all; returns what there is when `timeout` passes first.
+    /// Waits until at least `count` messages were published, and returns them all. It waits for the
+    /// publish itself, not for a time: the services that publish run on the test process's
+    /// cooperative pool, which `swift test` fills with a thousand tests at once, so a wall-clock
+    /// budget of seconds was sometimes spent before they were scheduled at all. `hangGuard` only
+    /// ends a wait for a publish that never comes (the test then fails on what there is).
     @discardableResult
-    func waitForPublished(count: Int, timeout: Duration = .seconds(20)) async -> [MQTTMessage] {
-        _ = await eventually(timeout: timeout) { self.published.count >= count }
+    func waitForPublished(count: Int, hangGuard: Duration = .seconds(300)) async -> [MQTTMessage] {
+        _ = await waitUntilPublished(hangGuard: hangGuard) { $0.count >= count }
         return published
+    }
+
+    /// Waits until what was published satisfies `ready` (looked at after each publish); false
+    /// when `hangGuard` ended the wait first.
+    func waitUntilPublished(hangGuard: Duration = .seconds(300), _ ready: @escaping @Sendable ([MQTTMessage]) -> Bool) async -> Bool {
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let waiting = state.withLock { state -> Bool in
+                guard !ready(state.published) else { return false }
+                state.waiters.append((id, ready, continuation))
+                return true
+            }
+            guard waiting else { return continuation.resume(returning: true) }
+            Task { [weak self] in
+                try? await Task.sleep(for: hangGuard)
+                let expired = self?.state.withLock { state in
+                    let index = state.waiters.firstIndex { $0.id == id }
+                    return index.map { state.waiters.remove(at: $0).continuation }
+                }
+                expired??.resume(returning: false)
+            }
+        }
     }
 }
 
