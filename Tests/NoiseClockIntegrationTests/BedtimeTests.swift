@@ -53,15 +53,19 @@ struct BedtimeTests {
             let started = try await client.request(node.topics, "bedtime/start")
             try #require(started["status"] == "ok", "\(started.serialized)")
             #expect(started["data"]?["phase"] == "winding_down")
-            #expect(started["data"]?["ends_at"] == "2026-06-15T21:30:00+02:00")
             let event = try #require(await client.waitFor(node.topics.event) { json($0)?["event"] == "bedtime_started" }.flatMap(json))
             #expect(event["by_hand"] == true && event["bedtime_at"] == "2026-06-15T23:30:00+02:00", "\(event.serialized)")
+            // The faked clock runs on from 21:00: the wind-down lasts 30 minutes from when it began.
+            let began = at(try #require(event["at"]?.stringValue))
+            let ends = at(try #require(started["data"]?["ends_at"]?.stringValue))
+            #expect(abs(ends.timeIntervalSince(began) - 1800) <= 1, "\(started.serialized), \(event.serialized)")
             let noise = try #require(await client.latest(node.topics.noise) { $0["playing"] == true }, "the sounds did not start; log:\n\(process.log)")
             #expect(noise["sounds"] == [["id": "heavy-rain-white-noise", "volume": 100]] && noise["volume"] == 50, "\(noise.serialized)")
-            #expect(noise["sleep_timer_ends_at"] == "2026-06-15T21:45:00+02:00", "\(noise.serialized)")
+            let sleepEnds = at(try #require(noise["sleep_timer_ends_at"]?.stringValue, "\(noise.serialized)"))
+            #expect(abs(sleepEnds.timeIntervalSince(began) - 45 * 60) <= 2, "the sleep timer of 45 minutes: \(noise.serialized)")
 
             // Halfway: the curve's level between 80 % and 5 %, in the night's theme.
-            try clock.set(to: at("2026-06-15T21:15:00+02:00"))
+            try clock.set(to: began.addingTimeInterval(900))
             let halfway = SunriseCurve.brightness(0.5, from: 80, to: 5)
             #expect(halfway > 20 && halfway < 45, "lightness halfway, not brightness halfway: \(halfway)")
             #expect(await eventually(timeout: .seconds(20)) { abs((Int(read("\(panel)/brightness")) ?? 0) - halfway * 10) <= 20 },
@@ -70,7 +74,7 @@ struct BedtimeTests {
             #expect(dimming["theme"] == "red", "\(dimming.serialized)")
 
             // At its end: the night level, idle, and the night holds (the schedule is off).
-            try clock.set(to: at("2026-06-15T21:30:01+02:00"))
+            try clock.set(to: ends.addingTimeInterval(1))
             #expect(await client.latest(node.topics.state(StateTopic.bedtime)) { $0["phase"] == "idle" } != nil)
             #expect(await eventually(timeout: .seconds(20)) { read("\(panel)/brightness") == "50" }, "\(read("\(panel)/brightness"))")
             #expect(await client.waitFor(node.topics.event) { json($0)?["event"] == "bedtime_ended" && json($0)?["reason"] == "end" } != nil)
