@@ -133,6 +133,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     /// Every component that is not per alarm.
     var baseComponents: [String: JSONValue] {
         alarmAndNoiseComponents.merging(settingsComponents) { a, _ in a }.merging(sessionComponents) { a, _ in a }
+            .merging(bedtimeComponents) { a, _ in a }
     }
 
     /// `text` quoted for a single-quoted Jinja string.

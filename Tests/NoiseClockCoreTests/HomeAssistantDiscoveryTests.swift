@@ -137,13 +137,14 @@ struct HomeAssistantDiscoveryTests {
         #expect(try component("snooze")["entity_category"] == nil, "snooze belongs on the dashboard")
     }
 
-    @Test("the event entity lists the alarm events of SPEC §2 and the timer and meditation events of §10, under its first unique id")
+    @Test("the event entity lists the alarm events of SPEC §2 and the timer and meditation events of §10 and the bedtime events of §13, under its first unique id")
     func eventEntity() throws {
         let event = try component("alarm_event")
         #expect(event["event_types"] == [
             "alarm_upcoming", "alarm_ringing", "alarm_snoozed", "alarm_dismissed", "alarm_auto_silenced", "alarm_missed",
             "alarm_skipped", "alarm_escalated", "wake_sunrise", "wake_awake", "timer_finished", "timer_dismissed", "timer_missed",
             "meditation_started", "meditation_interval", "meditation_completed", "meditation_stopped",
+            "bedtime_reminder", "bedtime_started", "bedtime_ended",
         ])
         #expect(event["unique_id"] == "noiseclock_bedroom_alarm_event")
         #expect(event["name"] == "Event")

@@ -43,6 +43,9 @@ let baseEntities: [String: String] = [
     "vacation_until": "text.\(prefix)_vacation_until",
     "wake": "sensor.\(prefix)_wake",
     "sunrise_min": "number.\(prefix)_sunrise",
+    "wind_down": "button.\(prefix)_wind_down",
+    "bedtime_time": "text.\(prefix)_bedtime",
+    "bedtime": "sensor.\(prefix)_bedtime_phase",
 ]
 let alarmSwitch = "switch.\(prefix)_wake_up"
 /// The alarm's time, a text entity named "<label> time".

@@ -83,7 +83,7 @@ struct HomeAssistantE2ETests {
                     "time_format": "24 hours", "show_seconds": "off", "face_theme": "Night", "screen": "on", "language": "English",
                     "start_meditation": "unknown", "cancel_timers": "unknown", "meditation_minutes": "10",
                     "meditation_interval": "Off", "meditation": "idle", "meditation_ends": "unknown", "next_timer": "unknown",
-                    "wake": "idle", "sunrise_min": "0",
+                    "wake": "idle", "sunrise_min": "0", "wind_down": "unknown", "bedtime": "idle",
                 ]
                 for (key, value) in expected {
                     let state = await ha.waitState(entity(key), is: value)
@@ -180,6 +180,21 @@ struct HomeAssistantE2ETests {
                 #expect(await client.latest(topics.settings) { $0["wake"]?["vacation_until"] == .null } != nil)
                 try await ha.callService("switch", "turn_off", ["entity_id": .string(entity("skip_holidays"))])
                 #expect(stateText(await ha.waitState(entity("skip_holidays"), is: "off")) == "off")
+
+                // MARK: Bedtime (SPEC §13): the Bedtime text sets every day's time, Wind down starts a wind-down
+                // (a silent one: the noise's last mix stays what the restart below restores).
+                #expect(try await client.request(topics, "settings", #"{"bedtime":{"sounds":[]}}"#)["status"] == "ok")
+                try await ha.callService("text", "set_value", ["entity_id": .string(entity("bedtime_time")), "value": "22:30"])
+                #expect(await client.latest(topics.settings) { $0["bedtime"]?["time"] == "22:30" } != nil)
+                #expect(stateText(await ha.waitState(entity("bedtime_time"), is: "22:30")) == "22:30")
+                try await ha.callService("button", "press", ["entity_id": .string(entity("wind_down"))])
+                let winding = await client.latest(topics.state(StateTopic.bedtime)) { $0["phase"] == "winding_down" }
+                #expect(winding?["ends_at"] != nil && winding?["ends_at"] != .null, "B/bedtime \(winding?.serialized ?? "none")")
+                #expect(stateText(await ha.waitState(entity("bedtime"), is: "winding_down")) == "winding_down")
+                #expect(try await client.request(topics, "bedtime/stop")["status"] == "ok")
+                #expect(stateText(await ha.waitState(entity("bedtime"), is: "idle")) == "idle")
+                try await ha.callService("text", "set_value", ["entity_id": .string(entity("bedtime_time")), "value": ""])
+                #expect(await client.latest(topics.settings) { $0["bedtime"]?["time"] == .null } != nil)
 
                 // MARK: Timers and meditation (SPEC §10): their templates in Home Assistant's engine, then the entities.
                 try await sessionTemplates(ha, discovery: try #require(client.latest(configTopic), "no discovery payload"))
