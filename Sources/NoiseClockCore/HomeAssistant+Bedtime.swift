@@ -1,7 +1,8 @@
 /// The bedtime components of the discovery payload (SPEC §13): the "Wind down" button, the
-/// "Bedtime" text (one time for every day, or empty for none) and the bedtime phase sensor.
+/// "Bedtime" text (one time for every day, or empty for none), the bedtime phase sensor, and the
+/// kids' clock's switch and state sensor.
 extension HomeAssistantDiscovery {
-    public static let bedtimeEvents = ["bedtime_reminder", "bedtime_started", "bedtime_ended"]
+    public static let bedtimeEvents = ["bedtime_reminder", "bedtime_started", "bedtime_ended", "kids_ok"]
     /// The "Bedtime" text: `HH:MM`, or empty for no bedtime.
     public static let bedtimePattern = "^(([01][0-9]|2[0-3]):[0-5][0-9])?$"
 
@@ -22,6 +23,17 @@ extension HomeAssistantDiscovery {
                 "value_template": "{{ value_json.phase }}", "json_attributes_topic": .string(bedtime),
                 "json_attributes_template": "{{ {'next_at': value_json.next_at, 'ends_at': value_json.ends_at} | tojson }}",
                 "icon": "mdi:bed",
+            ]),
+            "kids": component("switch", "kids", state: topics.settings, command: topics.command("settings"), [
+                "value_template": "{{ 'ON' if value_json.kids.enabled else 'OFF' }}",
+                "payload_on": #"{"kids":{"enabled":true}}"#, "payload_off": #"{"kids":{"enabled":false}}"#,
+                "state_on": "ON", "state_off": "OFF", "icon": "mdi:human-child",
+            ]),
+            "kids_state": component("sensor", "kids_state", state: topics.state(StateTopic.kids), [
+                "device_class": "enum", "options": .array(KidsState.allCases.map { .string($0.rawValue) }),
+                "value_template": "{{ value_json.state }}", "json_attributes_topic": .string(topics.state(StateTopic.kids)),
+                "json_attributes_template": "{{ {'next_change_at': value_json.next_change_at, 'wake_at': value_json.wake_at} | tojson }}",
+                "icon": "mdi:weather-night",
             ]),
         ]
     }

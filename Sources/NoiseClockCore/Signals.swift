@@ -16,6 +16,8 @@ public enum NodeSignal: Sendable, Hashable {
     case wake(WakeLight)
     /// The light of bedtime, for the screen: a wind-down's sunset, the night after it (SPEC §13).
     case bedtime(BedtimeLight)
+    /// What the kids' clock shows: the screen stays at the night level while it shows (SPEC §13).
+    case kids(KidsState)
 
     /// Signals of one kind replace each other: a new subscriber gets the latest of each kind.
     var kind: Int {
@@ -26,6 +28,7 @@ public enum NodeSignal: Sendable, Hashable {
         case .alarms: 3
         case .wake: 4
         case .bedtime: 5
+        case .kids: 6
         }
     }
 }

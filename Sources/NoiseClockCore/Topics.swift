@@ -77,4 +77,6 @@ public enum StateTopic {
     public static let wake = "wake"
     /// Bedtime: idle, reminder or winding_down, the next bedtime, the wind-down's end (SPEC §13).
     public static let bedtime = "bedtime"
+    /// The kids' clock: off, sleep, almost or ok, and when that changes next (SPEC §13).
+    public static let kids = "kids"
 }

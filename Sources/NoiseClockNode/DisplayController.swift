@@ -45,6 +45,8 @@ public final class DisplayController {
     /// The light of bedtime (SPEC §13), from the hub's signals: a wind-down's sunset lowers the
     /// screen to the night level, and the night it brings lasts until the morning.
     nonisolated let bedtimeLight = Mutex(BedtimeLight.none)
+    /// What the kids' clock shows (SPEC §13): while it shows, the screen stays at the night level.
+    nonisolated let kids = Mutex(KidsState.off)
     /// The brightness the screen had when the sunset under way began (its starting point).
     private var sunsetFrom: (span: Range<Date>, brightness: Int)?
 
@@ -97,6 +99,13 @@ public final class DisplayController {
                 let changed = bedtimeLight.withLock { state in
                     defer { state = light }
                     return state != light
+                }
+                if changed { wakeUp.wake() }
+                return
+            case .kids(let shown):
+                let changed = kids.withLock { state in
+                    defer { state = shown }
+                    return state != shown
                 }
                 if changed { wakeUp.wake() }
                 return
@@ -164,6 +173,9 @@ public final class DisplayController {
         }
         if bedtime.windDown == nil { sunsetFrom = nil }
         var brightness = sunset ?? manual?.brightness ?? (night.isNight ? style.night.brightness : style.dayBrightness)
+        // The kids' clock shows at the night level, whatever else asks for more: a child's room
+        // is never lit by a change from Home Assistant.
+        if kids.withLock({ $0 }) != .off { brightness = min(brightness, style.night.brightness) }
         if brightness == 0, wokenUntil != nil { brightness = Self.wakeBrightness }
         // A sunrise climbs from the night level to full over the schedule; after it the light stays full.
         let light = wakeLight.withLock { $0 }

@@ -37,6 +37,8 @@ public struct Node: Sendable {
     public let display: DisplayController
     /// Bedtime: the reminder and the wind-down (SPEC §13).
     public let bedtime: BedtimeScheduler
+    /// The kids' OK-to-wake clock (SPEC §13).
+    public let kids: KidsClockScheduler
     /// The guided meditations of `meditations.dir`, `B/meditations` (SPEC §10).
     public let meditations: MeditationLibrary
     /// Home Assistant discovery; nil with `mqtt.discovery: false`.
@@ -79,11 +81,12 @@ public struct Node: Sendable {
         let stored = AlarmScheduler.load(from: store, logger: logger)
         let storedTimers = TimerScheduler.load(from: store, logger: logger)
         let storedBedtime = BedtimeScheduler.load(from: store, logger: logger)
+        let storedKids = KidsClockScheduler.load(from: store, logger: logger)
         status = StatusBoard(
             status: NodeStatus(
                 startedAt: clock.now(), audioDevice: configuration.audio.device, audio: { audio?.status },
                 batterySource: battery?.name ?? "none",
-                problems: storeProblems + [settings.loadProblem, stored.problem, storedTimers.problem, storedBedtime.problem].compactMap { $0 },
+                problems: storeProblems + [settings.loadProblem, stored.problem, storedTimers.problem, storedBedtime.problem, storedKids.problem].compactMap { $0 },
                 storage: storage),
             hub: hub, time: time)
         let madeStatus = status
@@ -123,6 +126,9 @@ public struct Node: Sendable {
         let bedtime = BedtimeScheduler(state: storedBedtime.state, writer: writer, hub: hub, time: time, noise: noise, logger: logger)
         bedtime.watchSignals()
         self.bedtime = bedtime
+        let kids = KidsClockScheduler(announced: storedKids.announced, writer: writer, hub: hub, time: time, logger: logger)
+        kids.watchSignals()
+        self.kids = kids
         let meditations = MeditationLibrary(directory: configuration.meditations.directory, writer: writer, hub: hub, logger: logger)
         self.meditations = meditations
         let meditation = MeditationSession(
@@ -202,6 +208,7 @@ public struct Node: Sendable {
             ClockworkService("TimerService", timers),
             ClockworkService("MeditationService", meditation),
             ClockworkService("BedtimeService", bedtime),
+            ClockworkService("KidsClockService", kids),
             DisplayService(display: display, clock: time.clock),
             MeditationLibraryService(library: meditations),
         ]

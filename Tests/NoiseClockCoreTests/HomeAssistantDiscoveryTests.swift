@@ -144,7 +144,7 @@ struct HomeAssistantDiscoveryTests {
             "alarm_upcoming", "alarm_ringing", "alarm_snoozed", "alarm_dismissed", "alarm_auto_silenced", "alarm_missed",
             "alarm_skipped", "alarm_escalated", "wake_sunrise", "wake_awake", "timer_finished", "timer_dismissed", "timer_missed",
             "meditation_started", "meditation_interval", "meditation_completed", "meditation_stopped",
-            "bedtime_reminder", "bedtime_started", "bedtime_ended",
+            "bedtime_reminder", "bedtime_started", "bedtime_ended", "kids_ok",
         ])
         #expect(event["unique_id"] == "noiseclock_bedroom_alarm_event")
         #expect(event["name"] == "Event")

@@ -46,6 +46,8 @@ let baseEntities: [String: String] = [
     "wind_down": "button.\(prefix)_wind_down",
     "bedtime_time": "text.\(prefix)_bedtime",
     "bedtime": "sensor.\(prefix)_bedtime_phase",
+    "kids": "switch.\(prefix)_kids_clock",
+    "kids_state": "sensor.\(prefix)_kids_clock_state",
 ]
 let alarmSwitch = "switch.\(prefix)_wake_up"
 /// The alarm's time, a text entity named "<label> time".

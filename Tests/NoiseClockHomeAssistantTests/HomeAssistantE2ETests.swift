@@ -83,7 +83,7 @@ struct HomeAssistantE2ETests {
                     "time_format": "24 hours", "show_seconds": "off", "face_theme": "Night", "screen": "on", "language": "English",
                     "start_meditation": "unknown", "cancel_timers": "unknown", "meditation_minutes": "10",
                     "meditation_interval": "Off", "meditation": "idle", "meditation_ends": "unknown", "next_timer": "unknown",
-                    "wake": "idle", "sunrise_min": "0", "wind_down": "unknown", "bedtime": "idle",
+                    "wake": "idle", "sunrise_min": "0", "wind_down": "unknown", "bedtime": "idle", "kids": "off", "kids_state": "off",
                 ]
                 for (key, value) in expected {
                     let state = await ha.waitState(entity(key), is: value)
@@ -195,6 +195,22 @@ struct HomeAssistantE2ETests {
                 #expect(stateText(await ha.waitState(entity("bedtime"), is: "idle")) == "idle")
                 try await ha.callService("text", "set_value", ["entity_id": .string(entity("bedtime_time")), "value": ""])
                 #expect(await client.latest(topics.settings) { $0["bedtime"]?["time"] == .null } != nil)
+                // The Kids' clock switch: with a wake time two hours ahead and "stay in bed" from an
+                // hour ago, switched on it says sleep.
+                let hhmm = DateFormatter()
+                hhmm.locale = Locale(identifier: "en_US_POSIX")
+                hhmm.timeZone = TimeZone(identifier: "Europe/Berlin")
+                hhmm.dateFormat = "HH:mm"
+                let kidsTimes = #"{"kids":{"wake":"\#(hhmm.string(from: clock.now.addingTimeInterval(7200)))","sleep_from":"\#(hhmm.string(from: clock.now.addingTimeInterval(-3600)))"}}"#
+                #expect(try await client.request(topics, "settings", kidsTimes)["status"] == "ok")
+                try await ha.callService("switch", "turn_on", ["entity_id": .string(entity("kids"))])
+                #expect(await client.latest(topics.settings) { $0["kids"]?["enabled"] == true } != nil)
+                #expect(await client.latest(topics.state(StateTopic.kids)) { $0["state"] == "sleep" } != nil,
+                        "B/kids \(client.latest(topics.state(StateTopic.kids))?.serialized ?? "none")")
+                #expect(stateText(await ha.waitState(entity("kids_state"), is: "sleep")) == "sleep")
+                #expect(stateText(await ha.waitState(entity("kids"), is: "on")) == "on")
+                try await ha.callService("switch", "turn_off", ["entity_id": .string(entity("kids"))])
+                #expect(stateText(await ha.waitState(entity("kids_state"), is: "off")) == "off")
 
                 // MARK: Timers and meditation (SPEC §10): their templates in Home Assistant's engine, then the entities.
                 try await sessionTemplates(ha, discovery: try #require(client.latest(configTopic), "no discovery payload"))

@@ -132,3 +132,59 @@ struct BedtimeTests {
         }
     }
 }
+
+@Suite("The kids' clock in a real node process, its wall clock driven by libfaketime")
+struct KidsClockIntegrationTests {
+    @Test("through a night: stay in bed, almost, you can get up (kids_ok once), then the normal face; the screen stays at the night level while it shows; a restart in the morning announces nothing twice")
+    func night() async throws {
+        let root = try makeTemporaryDirectory("kids")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let panel = "\(root)/panel"
+        try FileManager.default.createDirectory(atPath: panel, withIntermediateDirectories: true)
+        for (file, value) in [("max_brightness", "100"), ("brightness", "50"), ("bl_power", "0"), ("actual_brightness", "50")] {
+            try "\(value)\n".write(toFile: "\(panel)/\(file)", atomically: true, encoding: .utf8)
+        }
+        // Sunday 25 October 2026, the night the clocks go back in Berlin: 03:00 CEST becomes 02:00 CET.
+        let clock = try await FakeTime(at: at("2026-10-24T18:00:00+02:00"))
+        let environment = clock.environment.merging([
+            "NOISECLOCK_CLOCK_TIMEZONE": "Europe/Berlin", "NOISECLOCK_AUDIO_DEVICE": "null", "NOISECLOCK_DISPLAY_BACKLIGHT": panel,
+        ]) { _, new in new }
+        try await withNode(environment: environment) { node, process, client in
+            let kids = node.topics.state(StateTopic.kids)
+            let set = try await client.request(
+                node.topics, "settings",
+                #"{"face":{"day_brightness":90,"night":{"brightness":7}},"kids":{"enabled":true,"wake":{"sun":"07:30"},"warn_min":15,"ok_min":60,"sleep_from":"19:00"}}"#)
+            try #require(set["status"] == "ok", "\(set.serialized)")
+            let off = try #require(await client.latest(kids) { $0["state"] == "off" }, "log:\n\(process.log)")
+            #expect(off["next_change_at"] == "2026-10-24T19:00:00+02:00", "\(off.serialized)")
+            #expect(await eventually(timeout: .seconds(20)) { read("\(panel)/brightness") == "90" })
+
+            try clock.set(to: at("2026-10-24T19:00:00+02:00"))
+            let sleep = try #require(await client.latest(kids) { $0["state"] == "sleep" })
+            // 07:15 CET on the Sunday: the night is an hour longer.
+            #expect(sleep["next_change_at"] == "2026-10-25T07:15:00+01:00" && sleep["wake_at"] == "2026-10-25T07:30:00+01:00", "\(sleep.serialized)")
+            #expect(await eventually(timeout: .seconds(20)) { read("\(panel)/brightness") == "7" }, "the night level: \(read("\(panel)/brightness"))")
+            // Home Assistant's brightness does not light the child's room.
+            #expect(try await client.request(node.topics, "display/brightness", "80")["status"] == "ok")
+            #expect(await client.latest(node.topics.display) { $0["brightness"] == 7 } != nil)
+            #expect(read("\(panel)/brightness") == "7")
+
+            try clock.set(to: at("2026-10-25T07:15:00+01:00"))
+            #expect(await client.latest(kids) { $0["state"] == "almost" && $0["next_change_at"] == "2026-10-25T07:30:00+01:00" } != nil)
+            try clock.set(to: at("2026-10-25T07:30:00+01:00"))
+            #expect(await client.latest(kids) { $0["state"] == "ok" && $0["next_change_at"] == "2026-10-25T08:30:00+01:00" } != nil)
+            let ok = try #require(await client.waitFor(node.topics.event) { json($0)?["event"] == "kids_ok" }.flatMap(json))
+            #expect(ok["wake_at"] == "2026-10-25T07:30:00+01:00")
+
+            // A restart in the "you can get up" hour: no second kids_ok.
+            client.clear()
+            await process.stop()
+            try await node.startOnline(seenBy: client)
+            #expect(await client.latest(kids) { $0["state"] == "ok" } != nil)
+            try clock.set(to: at("2026-10-25T08:30:00+01:00"))
+            #expect(await client.latest(kids) { $0["state"] == "off" } != nil)
+            #expect(!client.messages(on: node.topics.event).contains { json($0)?["event"] == "kids_ok" }, "kids_ok again after a restart")
+            #expect(await eventually(timeout: .seconds(20)) { read("\(panel)/brightness") == "90" }, "the day's level: \(read("\(panel)/brightness"))")
+        }
+    }
+}
