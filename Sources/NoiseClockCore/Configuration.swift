@@ -57,13 +57,19 @@ public struct Configuration: Sendable, Hashable {
         /// For a night from sunset to sunrise; both or neither.
         public var latitude: Double?
         public var longitude: Double?
+        /// An MQTT topic with the room's light in lux (a number, or JSON with `illuminance` or `lux`).
+        public var luxTopic: String
 
-        public init(backlight: String = "auto", onCommand: String = "", offCommand: String = "", latitude: Double? = nil, longitude: Double? = nil) {
+        public init(
+            backlight: String = "auto", onCommand: String = "", offCommand: String = "", latitude: Double? = nil, longitude: Double? = nil,
+            luxTopic: String = ""
+        ) {
             self.backlight = backlight
             self.onCommand = onCommand
             self.offCommand = offCommand
             self.latitude = latitude
             self.longitude = longitude
+            self.luxTopic = luxTopic
         }
     }
 
@@ -189,6 +195,7 @@ public enum ConfigurationSchema {
         ConfigKey(path: "display.off_command", kind: .text, defaultValue: "", secret: false),
         ConfigKey(path: "display.latitude", kind: .optionalNumber(-90...90), defaultValue: "", secret: false),
         ConfigKey(path: "display.longitude", kind: .optionalNumber(-180...180), defaultValue: "", secret: false),
+        ConfigKey(path: "display.lux_topic", kind: .text, defaultValue: "", secret: false),
     ] + faceKeys + sessionKeys + wakeKeys
 
     /// Environment variables that are not keys but are still ours.
@@ -303,7 +310,8 @@ public enum ConfigurationSchema {
             alarms: .init(missedGraceMinutes: int("alarms.missed_grace_min"), upcomingMinutes: int("alarms.upcoming_min")),
             display: .init(
                 backlight: string("display.backlight"), onCommand: string("display.on_command"),
-                offCommand: string("display.off_command"), latitude: latitude, longitude: longitude),
+                offCommand: string("display.off_command"), latitude: latitude, longitude: longitude,
+                luxTopic: string("display.lux_topic")),
             face: try face(resolved),
             timers: .init(ringTimeoutSeconds: int("timers.ring_timeout_s")),
             meditations: .init(directory: string("meditations.dir")),

@@ -45,8 +45,15 @@ public struct FaceStyle: Sendable, Hashable {
         public var theme = Theme.red
         /// Screen brightness at night, 0-100 (0: the screen is off; a touch wakes it for 30 s).
         public var brightness = 5
+        /// Night by the room's light (SPEC §13): night after 30 s below this many lux, day after
+        /// 30 s above twice it; with a light source (`display.lux_topic`) it decides instead of
+        /// `start` and `end`. Nil: the schedule decides.
+        public var belowLux: Double?
 
         public init() {}
+
+        /// `below_lux`: from a hundredth of a lux to 10 000 (a bright room is a few hundred).
+        public static let luxRange = 0.01...10_000.0
     }
 
     public static let overlayNames = ["date", "battery", "next_alarm", "noise", "timers"]
@@ -84,6 +91,7 @@ public struct FaceStyle: Sendable, Hashable {
             "night": [
                 "enabled": .bool(night.enabled), "start": .string(night.start.description), "end": .string(night.end.description),
                 "theme": .string(night.theme.rawValue), "brightness": .number(Double(night.brightness)),
+                "below_lux": night.belowLux.map { .number($0) } ?? .null,
             ],
             "day_brightness": .number(Double(dayBrightness)), "pixel_shift": .bool(pixelShift),
         ]
@@ -124,12 +132,22 @@ public struct FaceStyle: Sendable, Hashable {
         }
         if let night = try fields.object("night") {
             let inner = PatchFields(night, path: "face.night")
-            try inner.allowOnly(["enabled", "start", "end", "theme", "brightness"])
+            try inner.allowOnly(["enabled", "start", "end", "theme", "brightness", "below_lux"])
             if let enabled = try inner.bool("enabled") { style.night.enabled = enabled }
             if let start = try inner.edge("start") { style.night.start = start }
             if let end = try inner.edge("end") { style.night.end = end }
             if let theme = try inner.choice("theme", Theme.self) { style.night.theme = theme }
             if let brightness = try inner.int("brightness", 0...100) { style.night.brightness = brightness }
+            if let value = night["below_lux"] {
+                if value == .null {
+                    style.night.belowLux = nil
+                } else {
+                    guard case .number(let lux) = value, Night.luxRange.contains(lux) else {
+                        throw .invalidField("face.night.below_lux", "must be a number of lux from 0.01 to 10000, or null; not \(value.serialized)")
+                    }
+                    style.night.belowLux = lux
+                }
+            }
         }
         if let brightness = try fields.int("day_brightness", 0...100) { style.dayBrightness = brightness }
         if let shift = try fields.bool("pixel_shift") { style.pixelShift = shift }

@@ -8,7 +8,15 @@ extension HomeAssistantDiscovery {
 
     var bedtimeComponents: [String: JSONValue] {
         let bedtime = topics.state(StateTopic.bedtime)
-        return [
+        var components: [String: JSONValue] = [:]
+        if lux {
+            // The room's light as the node last read it (`B/display`'s `lux`).
+            components["illuminance"] = component("sensor", "illuminance", state: topics.display, [
+                "device_class": "illuminance", "unit_of_measurement": "lx", "state_class": "measurement",
+                "value_template": "{{ value_json.lux if value_json.lux is not none else 'None' }}", "icon": "mdi:brightness-5",
+            ])
+        }
+        return components.merging([
             "wind_down": component("button", "wind_down", command: topics.command("bedtime/start"), [
                 "payload_press": "PRESS", "icon": "mdi:weather-sunset-down",
             ]),
@@ -35,6 +43,6 @@ extension HomeAssistantDiscovery {
                 "json_attributes_template": "{{ {'next_change_at': value_json.next_change_at, 'wake_at': value_json.wake_at} | tojson }}",
                 "icon": "mdi:weather-night",
             ]),
-        ]
+        ]) { a, _ in a }
     }
 }

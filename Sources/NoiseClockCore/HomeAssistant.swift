@@ -33,6 +33,8 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     public let noiseSounds: [Sound]
     /// Whether the node drives its screen (a backlight or on/off commands): then a "Screen" light.
     public let screen: Bool
+    /// Whether the node reads the room's light (`display.lux_topic`): then an "Illuminance" sensor.
+    public let lux: Bool
     /// An alarm's time as a `text` entity (`HH:MM`), or on the `time` platform (Home Assistant 2026.5).
     public let alarmTimeEntity: AlarmTimeEntity
     /// Names and options in the language in force.
@@ -42,7 +44,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
 
     public init(
         topics: Topics, prefix: String, deviceName: String, version: String, noiseSounds: [Sound], screen: Bool = false,
-        alarmTimeEntity: AlarmTimeEntity = .text, catalogs: Catalogs, language: Language = .en
+        lux: Bool = false, alarmTimeEntity: AlarmTimeEntity = .text, catalogs: Catalogs, language: Language = .en
     ) {
         self.topics = topics
         self.prefix = prefix
@@ -50,6 +52,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         self.version = version
         self.noiseSounds = noiseSounds
         self.screen = screen
+        self.lux = lux
         self.alarmTimeEntity = alarmTimeEntity
         names = HomeAssistantNames(catalogs[language])
         english = HomeAssistantNames(catalogs[.en])

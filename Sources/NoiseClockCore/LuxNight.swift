@@ -63,3 +63,20 @@ public struct LuxNight: Sendable, Hashable {
         return true
     }
 }
+
+/// A reading of the room's light from an MQTT message (`display.lux_topic`): a bare number
+/// (a Home Assistant sensor's state), or JSON with a number in `illuminance` or `lux`
+/// (Zigbee2MQTT). Nil for anything else (`unavailable`, a negative or missing value).
+public enum LuxReading {
+    public static func parse(_ payload: [UInt8]) -> Double? {
+        let text = String(decoding: payload, as: UTF8.self).filter { !$0.isWhitespace }
+        if let number = Double(text) { return valid(number) }
+        guard let members = (try? JSONValue.parse(payload))?.objectValue else { return nil }
+        for key in ["illuminance", "lux"] {
+            if case .number(let number)? = members[key] { return valid(number) }
+        }
+        return nil
+    }
+
+    private static func valid(_ lux: Double) -> Double? { lux.isFinite && lux >= 0 ? lux : nil }
+}

@@ -47,12 +47,17 @@ public final class DisplayController {
     nonisolated let bedtimeLight = Mutex(BedtimeLight.none)
     /// What the kids' clock shows (SPEC §13): while it shows, the screen stays at the night level.
     nonisolated let kids = Mutex(KidsState.off)
+    /// The room's light (SPEC §13): the latest reading of `display.lux_topic`, and night or day by
+    /// `face.night.below_lux` (readings come on the MQTT thread).
+    nonisolated let roomLight = Mutex<(latest: Double?, night: LuxNight?)>((nil, nil))
     /// The brightness the screen had when the sunset under way began (its starting point).
     private var sunsetFrom: (span: Range<Date>, brightness: Int)?
 
     /// Home Assistant's (or a verb's) brightness, until the schedule next turns night or day.
     private var manual: (brightness: Int, until: Date?)?
     private var wokenUntil: Date?
+    /// Night or day at the last update.
+    private var lastNight: Bool?
     private var applied: Int?
     /// The last brightness above 0, for a light turned on without one.
     private var lastLit = 100
@@ -118,6 +123,33 @@ public final class DisplayController {
         }
     }
 
+    /// A reading of the room's light, in lux: looked at at once.
+    nonisolated func observeLux(_ lux: Double) {
+        let now = time.now()
+        let belowLux = time.settings.current.face.night.belowLux
+        roomLight.withLock { light in
+            light.latest = lux
+            if light.night?.belowLux != belowLux { light.night = belowLux.map { LuxNight(belowLux: $0) } }
+            _ = light.night?.observe(lux, at: now)
+        }
+        wakeUp.wake()
+    }
+
+    /// Night or day by the room's light at `now`, and when that may change next; nil when the
+    /// night does not follow the light (no `below_lux`, or no reading yet).
+    private func nightByLight(at now: Date, belowLux: Double?) -> (lux: Double?, state: NightSchedule.State?) {
+        roomLight.withLock { light in
+            if light.night?.belowLux != belowLux {
+                // A new threshold decides from the latest reading at once.
+                light.night = belowLux.map { LuxNight(belowLux: $0) }
+                if let latest = light.latest { _ = light.night?.observe(latest, at: now) }
+            }
+            _ = light.night?.look(at: now)
+            guard let night = light.night, let isNight = night.isNight else { return (light.latest, nil) }
+            return (light.latest, NightSchedule.State(isNight: isNight, nextChange: night.nextDecision))
+        }
+    }
+
     // MARK: Verbs
 
     /// `display/wake`: a touch. A dark screen lights for 30 s.
@@ -147,7 +179,13 @@ public final class DisplayController {
         let now = time.now()
         let style = time.settings.current.face
         var (night, sunToday) = schedule(at: now)
+        // With `below_lux` and a reading of the room's light, the light decides night or day.
+        let (lux, byLight) = nightByLight(at: now, belowLux: style.night.belowLux)
+        if let byLight { night = byLight }
+        // Home Assistant's brightness lasts until night starts or ends (by the clock or the light).
         if let until = manual?.until, until <= now { manual = nil }
+        if let wasNight = lastNight, wasNight != night.isNight { manual = nil }
+        lastNight = night.isNight
         if let until = wokenUntil, until <= now { wokenUntil = nil }
         let isRinging = ringing.withLock { $0 }
         // Bedtime: a wind-down's sunset falls from the level the screen had to the night level,
@@ -209,6 +247,7 @@ public final class DisplayController {
             "backlight": screen.map { .string($0.name) } ?? .null, "error": lastError.map { .string($0) } ?? .null,
             "sunrise": sunToday.sunrise.map { .string(ISOTime.string($0, in: zone)) } ?? .null,
             "sunset": sunToday.sunset.map { .string(ISOTime.string($0, in: zone)) } ?? .null,
+            "lux": lux.map { .number(($0 * 100).rounded() / 100) } ?? .null,
         ]
         hub.publish(StateTopic.display, state)
         // At the latest every 6 hours: a day's sunrise and sunset are worked out again.

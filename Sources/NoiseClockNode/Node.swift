@@ -106,6 +106,7 @@ public struct Node: Sendable {
                 HomeAssistantDiscovery(
                     topics: configuration.topics, prefix: configuration.mqtt.discoveryPrefix, deviceName: configuration.node.name,
                     version: NodeStatus.version, noiseSounds: sounds.catalog.sounds(of: .noise), screen: drivesScreen,
+                    lux: !configuration.display.luxTopic.isEmpty,
                     alarmTimeEntity: configuration.homeAssistant.alarmTimeEntity, catalogs: catalogs, language: language)
             }
             : nil
@@ -174,6 +175,7 @@ public struct Node: Sendable {
     /// Every topic the node subscribes to: its commands, and Home Assistant's status.
     public var subscriptions: [String] {
         configuration.topics.commandFilters + (homeAssistant.map { [$0.discovery.statusTopic] } ?? []) + configuration.buttons.map(\.topic)
+            + (configuration.display.luxTopic.isEmpty ? [] : [configuration.display.luxTopic])
     }
 
     /// Each configured button's actions against the node's verbs: an unknown verb, or a payload
@@ -190,12 +192,20 @@ public struct Node: Sendable {
 
     /// Handlers for subscribed topics that are not commands.
     var otherTopics: [String: @Sendable (MQTTMessage) -> Void] {
-        guard let homeAssistant else { return [:] }
-        return [
-            homeAssistant.discovery.statusTopic: { message in
+        var handlers: [String: @Sendable (MQTTMessage) -> Void] = [:]
+        if let homeAssistant {
+            handlers[homeAssistant.discovery.statusTopic] = { message in
                 if message.text == "online" { homeAssistant.homeAssistantAnnounced() }
-            },
-        ]
+            }
+        }
+        // The room's light (SPEC §13): a retained reading counts too (it is the light now).
+        if !configuration.display.luxTopic.isEmpty {
+            let display = display
+            handlers[configuration.display.luxTopic] = { message in
+                if let lux = LuxReading.parse(message.payload) { display.observeLux(lux) }
+            }
+        }
+        return handlers
     }
 
     public func services(notifier: SystemdNotifier = SystemdNotifier(environment: [:])) -> [any Service] {

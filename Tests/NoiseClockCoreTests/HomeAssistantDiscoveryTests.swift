@@ -80,6 +80,19 @@ struct HomeAssistantDiscoveryTests {
         #expect(light["unique_id"] == "noiseclock_bedroom_screen")
     }
 
+    @Test("the Illuminance sensor exists only with a light source (display.lux_topic), and reads B/display's lux")
+    func illuminance() throws {
+        #expect(components["illuminance"] == nil, "no light source, no sensor")
+        let withLight = HomeAssistantDiscovery(
+            topics: Self.topics, prefix: "homeassistant", deviceName: "Bedroom clock", version: "9.9.9", noiseSounds: [], lux: true,
+            catalogs: Shipped.catalogs)
+        let sensor = try #require(withLight.payload(alarms: [])[member: "cmps"]?[member: "illuminance"]?.objectValue)
+        #expect(sensor["p"] == "sensor" && sensor["device_class"] == "illuminance" && sensor["unit_of_measurement"] == "lx")
+        #expect(sensor["state_topic"] == "noiseclock/bedroom/display" && sensor["name"] == "Illuminance")
+        #expect(sensor["value_template"] == "{{ value_json.lux if value_json.lux is not none else 'None' }}")
+        #expect(sensor["object_id"] == "bedroom_clock_illuminance")
+    }
+
     @Test("each component has the keys its platform requires, a stable unique id, and asks for the entity id of its English name")
     func requiredKeys() throws {
         var uniqueIDs: Set<String> = []

@@ -210,8 +210,8 @@ struct HomeAssistantSessionsTests {
         let english = components()
         let keys = Set(english.keys).subtracting(["alarm_a1b2c3d4", "alarm_a1b2c3d4_text"])
         let catalog = Shipped.catalogs[.en]
-        #expect(keys.union(["screen"]) == Set(catalog.messages.keys.filter { $0.hasPrefix("ha.") && !$0.hasPrefix("ha.interval.") && $0 != "ha.alarm_time" }.map { String($0.dropFirst(3)) }),
-                "a ha.* key for exactly the components (and the Screen light)")
+        #expect(keys.union(["screen", "illuminance"]) == Set(catalog.messages.keys.filter { $0.hasPrefix("ha.") && !$0.hasPrefix("ha.interval.") && $0 != "ha.alarm_time" }.map { String($0.dropFirst(3)) }),
+                "a ha.* key for exactly the components (and the Screen light and the Illuminance sensor)")
         for key in keys { #expect(english[key]?[member: "name"] == .string(catalog.text("ha.\(key)")), "\(key)") }
 
         let german = components(Self.discovery(language: .de))

@@ -77,3 +77,36 @@ struct LuxNightTests {
         #expect(night.lux == 20)
     }
 }
+
+@Suite("A reading of the room's light from an MQTT message, and face.night.below_lux")
+struct LuxReadingTests {
+    @Test("a bare number (Home Assistant's state) or JSON illuminance/lux (Zigbee2MQTT); anything else is no reading")
+    func parse() {
+        func reading(_ text: String) -> Double? { LuxReading.parse(Array(text.utf8)) }
+        #expect(reading("12.5") == 12.5)
+        #expect(reading(" 3\n") == 3)
+        #expect(reading(#"{"illuminance":240,"battery":97}"#) == 240)
+        #expect(reading(#"{"lux":0.4}"#) == 0.4)
+        #expect(reading(#"{"illuminance":"dark"}"#) == nil)
+        #expect(reading("unavailable") == nil)
+        #expect(reading("-1") == nil)
+        #expect(reading("nan") == nil)
+        #expect(reading("") == nil)
+    }
+
+    @Test("below_lux is a number of lux or null, named face.night.below_lux when wrong; nothing changes then")
+    func setting() throws {
+        let style = try FaceStyle().applying(["night": ["below_lux": 5]])
+        #expect(style.night.belowLux == 5 && style.json[member: "night"]?[member: "below_lux"] == 5)
+        #expect(try style.applying(["night": ["below_lux": .null]]).night.belowLux == nil)
+        #expect(FaceStyle().json[member: "night"]?[member: "below_lux"] == .null)
+        for bad: JSONValue in [0, -3, "5", 20_000, true] {
+            do {
+                _ = try style.applying(["night": ["below_lux": bad, "brightness": 9]])
+                Issue.record("\(bad.serialized) was taken")
+            } catch {
+                #expect(error.field == "face.night.below_lux", "\(bad.serialized): \(error)")
+            }
+        }
+    }
+}

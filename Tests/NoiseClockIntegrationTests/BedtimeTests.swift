@@ -188,3 +188,55 @@ struct KidsClockIntegrationTests {
         }
     }
 }
+
+@Suite("Night by the room's light in a real node process: display.lux_topic and face.night.below_lux")
+struct LuxTopicTests {
+    @Test("2 lux for 35 s turns the night on (at the 30th second), 20 lux for 35 s turns it off; B/display says the lux; a reading in between changes nothing")
+    func luxTopic() async throws {
+        let root = try makeTemporaryDirectory("lux")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let panel = "\(root)/panel"
+        try FileManager.default.createDirectory(atPath: panel, withIntermediateDirectories: true)
+        for (file, value) in [("max_brightness", "100"), ("brightness", "50"), ("bl_power", "0"), ("actual_brightness", "50")] {
+            try "\(value)\n".write(toFile: "\(panel)/\(file)", atomically: true, encoding: .utf8)
+        }
+        let clock = try await FakeTime(at: at("2026-06-15T13:00:00+02:00"))
+        let environment = clock.environment.merging([
+            "NOISECLOCK_CLOCK_TIMEZONE": "Europe/Berlin", "NOISECLOCK_AUDIO_DEVICE": "null", "NOISECLOCK_DISPLAY_BACKLIGHT": panel,
+        ]) { _, new in new }
+        let configuration = "display:\n  lux_topic: home/bedroom/illuminance\n"
+        try await withNode(environment: environment, configuration: configuration) { node, process, client in
+            let set = try await client.request(node.topics, "settings", #"{"face":{"day_brightness":90,"night":{"brightness":7,"below_lux":5}}}"#)
+            try #require(set["status"] == "ok", "\(set.serialized)")
+            // The first reading decides at once: day.
+            client.publish("home/bedroom/illuminance", #"{"illuminance":120}"#)
+            #expect(await client.latest(node.topics.display) { $0["lux"] == 120 && $0["night"] == false } != nil, "log:\n\(process.log)")
+            #expect(await eventually(timeout: .seconds(20)) { read("\(panel)/brightness") == "90" })
+
+            // Dark: night only once it has stayed dark for 30 s.
+            client.publish("home/bedroom/illuminance", "2")
+            let dark = try #require(await client.latest(node.topics.display) { $0["lux"] == 2 })
+            #expect(dark["night"] == false, "not at once: \(dark.serialized)")
+            let darkAt = clock.now
+            try clock.set(to: darkAt.addingTimeInterval(25))
+            #expect(await client.latest(node.topics.display) { _ in true }?["night"] == false)
+            try clock.set(to: darkAt.addingTimeInterval(35))
+            #expect(await client.latest(node.topics.display) { $0["night"] == true && $0["brightness"] == 7 } != nil)
+            #expect(await eventually(timeout: .seconds(20)) { read("\(panel)/brightness") == "7" })
+
+            // 8 lux is between 5 and 10: the night stays, however long.
+            client.publish("home/bedroom/illuminance", "8")
+            #expect(await client.latest(node.topics.display) { $0["lux"] == 8 } != nil)
+            try clock.set(to: darkAt.addingTimeInterval(600))
+            #expect(await client.latest(node.topics.display) { _ in true }?["night"] == true)
+
+            // Bright again: day after 30 s above 10 lux.
+            client.publish("home/bedroom/illuminance", "20")
+            #expect(await client.latest(node.topics.display) { $0["lux"] == 20 } != nil)
+            let brightAt = clock.now
+            try clock.set(to: brightAt.addingTimeInterval(35))
+            #expect(await client.latest(node.topics.display) { $0["night"] == false && $0["brightness"] == 90 } != nil)
+            #expect(await eventually(timeout: .seconds(20)) { read("\(panel)/brightness") == "90" })
+        }
+    }
+}
