@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NoiseClockCore
 import NoiseClockMQTT
+import NoiseClockSystem
 import Synchronization
 
 /// An MQTT 5 client for many requests in flight at once: every request carries the same Response
@@ -9,6 +10,10 @@ import Synchronization
 /// arrives (no wait for a subscription per request, unlike `TestClient.request`). It also keeps
 /// the messages of the topics it watches.
 public final class CorrelatedClient: Sendable {
+    /// The correlated clients' own event loop: they stream thousands of commands (a crash test, a
+    /// broker restarted under load, the bench), and the test clients' loop, which every other test
+    /// waits on for its connection and its messages, must not be behind them.
+    static let loop = NodeExecutor(name: "correlated clients")
     public let client: MQTTClient
     public let responseTopic: String
     private final class Inbox: Sendable {
@@ -27,7 +32,7 @@ public final class CorrelatedClient: Sendable {
                 host: "127.0.0.1", port: port, clientID: "test-\(UUID().uuidString.prefix(8))",
                 minimumReconnectDelay: .milliseconds(200), maximumReconnectDelay: .seconds(1), queueLimit: 100_000,
                 inFlightLimit: 1000),
-            logger: logger, loop: TestClient.loop)
+            logger: logger, loop: Self.loop)
         self.client = client
         self.responseTopic = responseTopic
         let inbox = self.inbox
