@@ -80,9 +80,7 @@ public final class FaceServer: Sendable {
     private func configure(_ channel: any Channel) throws {
         let server = self
         let upgrader = NIOWebSocketServerUpgrader(
-            // The frame decoder's errors reach `FaceWebSocketHandler`, which closes as it closes for
-            // every other reason: a close frame, then a graceful end (see its `close`).
-            maxFrameSize: options.maxFrameBytes, automaticErrorHandling: false,
+            maxFrameSize: options.maxFrameBytes, automaticErrorHandling: true,
             shouldUpgrade: { channel, head in
                 channel.eventLoop.makeSucceededFuture(server.upgradeVerdict(head) == .allowed ? server.securityHeaders() : nil)
             },

@@ -161,19 +161,15 @@ public final class FaceWebSocket: Sendable {
         }
     }
 
-    /// Connects and upgrades `/ws` with `headers` (e.g. Origin, Authorization, Cookie), on
-    /// `group`'s event loop (NIO's shared one unless a test needs a loop no other test uses).
-    public init(
-        host: String = "127.0.0.1", port: Int, path: String = "/ws", headers: [(String, String)] = [],
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
-    ) async throws {
+    /// Connects and upgrades `/ws` with `headers` (e.g. Origin, Authorization, Cookie).
+    public init(host: String = "127.0.0.1", port: Int, path: String = "/ws", headers: [(String, String)] = []) async throws {
         let inbox = Inbox()
         var request = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         // Written on connect, on the event loop (see `FaceHTTP.exchangeUntilClosed`).
         let handshake = Handshake(inbox: inbox, request: Array((request + "\r\n").utf8))
-        channel = try await ClientBootstrap(group: group)
+        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handshake) } }
             .connect(host: host, port: port).get()
