@@ -94,32 +94,24 @@ public final class DisplayController {
             case .alarms:
                 return
             case .wake(let light):
-                let changed = wakeLight.withLock { state in
-                    defer { state = light }
-                    return state != light
-                }
-                if changed { wakeUp.wake() }
+                if Self.replace(wakeLight, with: light) { wakeUp.wake() }
                 return
             case .bedtime(let light):
-                let changed = bedtimeLight.withLock { state in
-                    defer { state = light }
-                    return state != light
-                }
-                if changed { wakeUp.wake() }
+                if Self.replace(bedtimeLight, with: light) { wakeUp.wake() }
                 return
             case .kids(let shown):
-                let changed = kids.withLock { state in
-                    defer { state = shown }
-                    return state != shown
-                }
-                if changed { wakeUp.wake() }
+                if Self.replace(kids, with: shown) { wakeUp.wake() }
                 return
             }
-            let changed = ringing.withLock { state in
-                defer { state = now }
-                return state != now
-            }
-            if changed { wakeUp.wake() }
+            if Self.replace(ringing, with: now) { wakeUp.wake() }
+        }
+    }
+
+    /// Sets `mutex` to `value`; true when that changed it.
+    private nonisolated static func replace<T: Equatable & Sendable>(_ mutex: borrowing Mutex<T>, with value: T) -> Bool {
+        mutex.withLock { state in
+            defer { state = value }
+            return state != value
         }
     }
 
