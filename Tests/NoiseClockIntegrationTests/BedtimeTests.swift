@@ -14,27 +14,27 @@ private func at(_ text: String) -> Date {
 
 private func json(_ message: MQTTMessage) -> JSONValue? { try? JSONValue.parse(message.payload) }
 
+/// A backlight of `steps` steps in a fake sysfs tree under `root`, at half.
+private func makePanel(in root: String, steps: Int) throws -> String {
+    let panel = "\(root)/panel"
+    try FileManager.default.createDirectory(atPath: panel, withIntermediateDirectories: true)
+    for (file, value) in [("max_brightness", steps), ("brightness", steps / 2), ("bl_power", 0), ("actual_brightness", steps / 2)] {
+        try "\(value)\n".write(toFile: "\(panel)/\(file)", atomically: true, encoding: .utf8)
+    }
+    return panel
+}
+
 private func read(_ path: String) -> String {
     ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 @Suite("Bedtime in a real node process: the wind-down's sunset on a fake backlight, its sounds in an ALSA file sink, B/bedtime")
 struct BedtimeTests {
-    /// A panel of 1000 steps in a fake sysfs tree, at half.
-    private func panel(in root: String) throws -> String {
-        let panel = "\(root)/panel"
-        try FileManager.default.createDirectory(atPath: panel, withIntermediateDirectories: true)
-        for (file, value) in [("max_brightness", "1000"), ("brightness", "500"), ("bl_power", "0"), ("actual_brightness", "500")] {
-            try "\(value)\n".write(toFile: "\(panel)/\(file)", atomically: true, encoding: .utf8)
-        }
-        return panel
-    }
-
     @Test("bedtime/start: the sounds start with the sleep timer, the screen falls along the curve to the night level in the night's theme and stays there after; bedtime/stop stops the sounds and gives the day back")
     func startAndStop() async throws {
         let root = try makeTemporaryDirectory("bedtime")
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let panel = try panel(in: root), sink = "\(root)/out.raw"
+        let panel = try makePanel(in: root, steps: 1000), sink = "\(root)/out.raw"
         let clock = try await FakeTime(at: at("2026-06-15T21:00:00+02:00"))
         let environment = clock.environment.merging([
             "NOISECLOCK_CLOCK_TIMEZONE": "Europe/Berlin", "NOISECLOCK_AUDIO_DEVICE": "file:'\(sink)',raw", "NOISECLOCK_AUDIO_FADE_MS": "100",
@@ -139,11 +139,7 @@ struct KidsClockIntegrationTests {
     func night() async throws {
         let root = try makeTemporaryDirectory("kids")
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let panel = "\(root)/panel"
-        try FileManager.default.createDirectory(atPath: panel, withIntermediateDirectories: true)
-        for (file, value) in [("max_brightness", "100"), ("brightness", "50"), ("bl_power", "0"), ("actual_brightness", "50")] {
-            try "\(value)\n".write(toFile: "\(panel)/\(file)", atomically: true, encoding: .utf8)
-        }
+        let panel = try makePanel(in: root, steps: 100)
         // Sunday 25 October 2026, the night the clocks go back in Berlin: 03:00 CEST becomes 02:00 CET.
         let clock = try await FakeTime(at: at("2026-10-24T18:00:00+02:00"))
         let environment = clock.environment.merging([
@@ -195,11 +191,7 @@ struct LuxTopicTests {
     func luxTopic() async throws {
         let root = try makeTemporaryDirectory("lux")
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let panel = "\(root)/panel"
-        try FileManager.default.createDirectory(atPath: panel, withIntermediateDirectories: true)
-        for (file, value) in [("max_brightness", "100"), ("brightness", "50"), ("bl_power", "0"), ("actual_brightness", "50")] {
-            try "\(value)\n".write(toFile: "\(panel)/\(file)", atomically: true, encoding: .utf8)
-        }
+        let panel = try makePanel(in: root, steps: 100)
         let clock = try await FakeTime(at: at("2026-06-15T13:00:00+02:00"))
         let environment = clock.environment.merging([
             "NOISECLOCK_CLOCK_TIMEZONE": "Europe/Berlin", "NOISECLOCK_AUDIO_DEVICE": "null", "NOISECLOCK_DISPLAY_BACKLIGHT": panel,
