@@ -2,10 +2,13 @@ import Foundation
 import NoiseClockSystem
 import Testing
 
-/// The time source against the real kernel timers. Bounds on lateness are generous (a loaded
-/// machine can be slow to schedule); bounds on earliness are exact, since a timer must never end
-/// a sleep before its deadline.
-@Suite("The time source: timerfd sleeps that end at their deadline and not before")
+/// The time source against the real kernel timers. Bounds on earliness are exact, since a timer
+/// must never end a sleep before its deadline. Lateness is not measured here: this process's tasks
+/// share one pool with a thousand other tests, which on a loaded machine has held a task back by
+/// half a minute; the node's own lateness is the bench's (alarm accuracy). What a wrong time source
+/// would do instead (sleep an hour, or forever) is told apart by the hour, and the suite's time
+/// limit ends a sleep that never ends.
+@Suite("The time source: timerfd sleeps that end at their deadline and not before", .timeLimit(.minutes(10)))
 struct TimeSourceTests {
     let time = TimeSource()
 
@@ -15,7 +18,6 @@ struct TimeSourceTests {
         try await time.sleep(for: .milliseconds(milliseconds))
         let slept = ContinuousClock.now - start
         #expect(slept >= .milliseconds(milliseconds))
-        #expect(slept < .milliseconds(milliseconds) + .seconds(30), "a sleep that never ends (the bound is loose: a loaded machine)")
     }
 
     @Test("a wall-clock sleep ends when the wall clock reads its deadline, not before")
@@ -24,15 +26,15 @@ struct TimeSourceTests {
         try await time.sleep(untilWall: deadline)
         let now = Date()
         #expect(now >= deadline)
-        #expect(now.timeIntervalSince(deadline) < 30, "a sleep that never ends (the bound is loose: a loaded machine)")
     }
 
     @Test("a deadline already past, or a zero duration, returns at once")
     func pastDeadline() async throws {
         let start = ContinuousClock.now
-        try await time.sleep(untilWall: Date().addingTimeInterval(-60))
+        try await time.sleep(untilWall: Date().addingTimeInterval(-3600))
         try await time.sleep(for: .zero)
-        #expect(ContinuousClock.now - start < .seconds(2))
+        // Not the hour since the deadline (a distance taken for a duration).
+        #expect(ContinuousClock.now - start < .seconds(1800))
     }
 
     @Test("sleepers of both kinds wake in deadline order, each at its own deadline")
@@ -69,7 +71,8 @@ struct TimeSourceTests {
         long.cancel()
         await #expect(throws: CancellationError.self) { try await long.value }
         try await short.value
-        #expect(ContinuousClock.now - start < .seconds(30))
+        // Ended by its cancellation, not at its deadline an hour away.
+        #expect(ContinuousClock.now - start < .seconds(1800))
     }
 
     @Test("however a cancellation falls (before, during or just after the sleep ends), no sleep is kept once all have ended")
