@@ -123,7 +123,7 @@ let package = Package(
             dependencies: ["NoiseClockAudio", "NoiseClockTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "NoiseClockPowerTests", dependencies: ["NoiseClockPower", "NoiseClockCore"]),
-        .testTarget(name: "NoiseClockDisplayTests", dependencies: ["NoiseClockDisplay"]),
+        .testTarget(name: "NoiseClockDisplayTests", dependencies: ["NoiseClockDisplay", "NoiseClockSystem"]),
         .testTarget(
             name: "NoiseClockNodeTests",
             dependencies: [

@@ -9,7 +9,10 @@ import { connect, command, loadCatalogs } from "./connection.js";
 import { now, parts, setZone, formatHM } from "./nodetime.js";
 import { TimeView, fontStack } from "./timeview.js";
 import { applyTheme } from "./theme.js";
-import { renderSunrise } from "./sunrise.js";
+import { renderSunrise, sunriseProgress } from "./sunrise.js";
+import { initBedtime, labelBedtime, renderBedtimeChip, renderSunset } from "./bedtime.js";
+import { initKids, renderKids } from "./kids.js";
+import { initLamp, labelLamp, renderLamp, longPress, toggleLamp } from "./lamp.js";
 import { initOverlays, labelOverlays, renderOverlays, renderConnection, renderTimerChips } from "./overlays.js";
 import { initRinging, labelRinging, renderRinging, updateRingTime, isRinging, renderTimerRinging } from "./ringing.js";
 import { initSession, labelSession, renderSession, sessionShown } from "./session.js";
@@ -25,6 +28,7 @@ const stage = $("#stage");
 const faceEl = $("#face");
 const dateEl = $("#date");
 const chipsEl = $("#timer-chips");
+const breatheEl = $("#breathe");
 const timeView = new TimeView(timeEl);
 let timer = 0;
 let lastMinute = -1;
@@ -40,7 +44,7 @@ function fit() {
   const cs = getComputedStyle(stage);
   const w = stage.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
   let h = stage.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
-  for (const el of [dateEl, chipsEl]) if (el.offsetHeight) h -= el.offsetHeight + parseFloat(getComputedStyle(el).marginTop);
+  for (const el of [dateEl, chipsEl, breatheEl]) if (el.offsetHeight) h -= el.offsetHeight + parseFloat(getComputedStyle(el).marginTop);
   timeView.fit(Math.floor(w * 0.94), Math.floor(h * 0.96), Number(face().size) || 0);
 }
 
@@ -70,7 +74,9 @@ function showTime(ms = now()) {
 function perMinute(minute) {
   applyTheme(minute);
   renderOverlays();
+  renderBedtimeChip();
   updateRingTime();
+  renderNightViews();
   pixelShift(minute);
   emit("minute");
 }
@@ -106,6 +112,18 @@ let chipsKey = "";
 function renderViews() {
   const appeared = [renderRinging(), renderTimerRinging(), renderSession()].some(Boolean);
   if (appeared) hideControls();
+  renderNightViews();
+}
+
+/**
+ * Under those, the night light, then the kids' clock; a sunrise or a ringing alarm takes the
+ * screen from both (the lamp comes back after them while it is on).
+ */
+function renderNightViews() {
+  const phase = store.state.wake?.phase;
+  const free = !isRinging() && $("#timer-ring").hidden && !sessionShown() && sunriseProgress() === null && phase !== "ringing";
+  const lamp = renderLamp(free);
+  renderKids(free && !lamp);
 }
 
 function renderAll(topics) {
@@ -126,20 +144,26 @@ function renderAll(topics) {
   } else if (has("timers", "meditation")) {
     schedule(); // a countdown starts or stops the one-second tick
   }
-  if (has("settings", "display", "preview", "alarm/state")) applyTheme(minuteIndex());
+  if (has("settings", "display", "preview", "alarm/state", "bedtime")) applyTheme(minuteIndex());
   if (has("connection")) {
     if (store.connected) everConnected = true;
     renderConnection(!store.connected && (everConnected || Date.now() - started > 1500));
   }
   renderOverlays();
+  renderBedtimeChip();
   // The timer chips share the stage with the time: it fits again when they change.
   const chips = chipsEl.hidden ? "" : chipsEl.dataset.key;
   if (has("settings", "preview") || chips !== chipsKey) {
     chipsKey = chips;
     fit();
   }
-  if (has("alarm/state", "alarms", "connection", "settings", "clock", "timers", "meditation")) renderViews();
+  if (has("alarm/state", "alarms", "connection", "settings", "clock", "timers", "meditation", "wake", "kids", "nightlight")) renderViews();
   if (has("wake", "clock", "connection")) renderSunrise();
+  if (has("bedtime", "settings", "clock", "language")) {
+    const breathing = !breatheEl.hidden;
+    renderSunset();
+    if (breathing !== !breatheEl.hidden) fit(); // the guide takes room under the time
+  }
   renderWake();
 }
 
@@ -162,6 +186,8 @@ function relabel() {
   labelRinging();
   labelSession();
   labelControls();
+  labelBedtime();
+  labelLamp();
 }
 
 // --- a dark screen wakes on touch
@@ -183,6 +209,13 @@ $("#wake").addEventListener("pointerdown", (e) => {
 });
 
 // --- input
+
+// A long press on the clock turns the night light on; on the lamp, off.
+longPress(faceEl, toggleLamp);
+for (const view of [$("#lamp"), $("#kids")]) {
+  longPress(view, toggleLamp);
+  view.addEventListener("click", () => (controlsVisible() ? hideControls() : showControls()));
+}
 
 faceEl.addEventListener("click", () => {
   if (panelOpen()) closePanel();
@@ -228,6 +261,9 @@ async function start() {
   initOverlays();
   initRinging();
   initSession();
+  initBedtime();
+  initKids();
+  initLamp();
   initControls();
   relabel();
   new ResizeObserver(() => fit()).observe(stage);

@@ -66,7 +66,7 @@ export class NoisePanel {
   }
 
   update(topics) {
-    if (topics && !["noise", "sounds", "minute", "connection", "settings"].some((x) => topics.has(x))) return;
+    if (topics && !["noise", "sounds", "minute", "connection", "settings", "bedtime"].some((x) => topics.has(x))) return;
     this.renderNow();
     if (!topics || topics.has("sounds") || topics.has("noise")) {
       this.renderCats();
@@ -87,9 +87,13 @@ export class NoisePanel {
       onclick: () => this.send("noise/remove", { sound: s.id }),
     }, soundName(s.id), icon("close")));
     const title = sounds.length ? t("noise.now") : t("noise.nothing");
+    // Bedtime's wind-down at once (SPEC §13): its sounds, sleep timer, sunset and breathing guide.
+    const windDown = store.state.bedtime?.phase !== "winding_down"
+      ? h("button", { type: "button", class: "btn", id: "wind-down", onclick: () => this.send("bedtime/start") }, icon("moon"), t("noise.wind_down"))
+      : null;
     const head = h("div", { class: "now-head" },
       h("div", { class: "now-title" }, h("strong", { text: title })),
-      sounds.length ? h("button", { type: "button", class: "btn", onclick: () => this.send("noise/stop") }, icon("stop"), t("noise.stop")) : null);
+      sounds.length ? h("button", { type: "button", class: "btn", onclick: () => this.send("noise/stop") }, icon("stop"), t("noise.stop")) : windDown);
     this.nowBox.replaceChildren(head, sounds.length ? h("div", { class: "mix" }, mix) : "");
     this.volume.set(n.volume ?? 50);
     const ends = n.sleep_timer_ends_at ? Date.parse(n.sleep_timer_ends_at) : NaN;

@@ -29,13 +29,16 @@ function luminance(c) {
 }
 
 /**
- * Whether it is night: only with the schedule on; then the node's word (display.night, which
- * knows sunset and sunrise), else the schedule's times read here.
+ * Whether it is night: during a wind-down (SPEC §13) always; else with the schedule on, the
+ * node's word (display.night, which knows sunset and sunrise, the room's light and the night a
+ * wind-down brings), else the schedule's times read here. With the schedule off, only the node's
+ * own night (after a wind-down, by the room's light), unless a preview just turned it off.
  */
 export function isNight(f = face()) {
   const n = f.night || {};
-  if (!n.enabled) return false;
+  if (store.state.bedtime?.phase === "winding_down") return true;
   const display = store.state.display;
+  if (!n.enabled) return !store.facePreview && display?.night === true;
   if (display && typeof display.night === "boolean") return display.night;
   const mins = (v, sun) => {
     const m = /^(\d\d?):(\d\d)$/.exec(v || "");

@@ -59,10 +59,13 @@ public struct Configuration: Sendable, Hashable {
         public var longitude: Double?
         /// An MQTT topic with the room's light in lux (a number, or JSON with `illuminance` or `lux`).
         public var luxTopic: String
+        /// `auto` (an iio ambient light sensor, when there is one), `none`, or a sensor's folder
+        /// under `/sys/bus/iio/devices`. Not used while `luxTopic` is set.
+        public var lightSensor: String
 
         public init(
             backlight: String = "auto", onCommand: String = "", offCommand: String = "", latitude: Double? = nil, longitude: Double? = nil,
-            luxTopic: String = ""
+            luxTopic: String = "", lightSensor: String = "auto"
         ) {
             self.backlight = backlight
             self.onCommand = onCommand
@@ -70,6 +73,7 @@ public struct Configuration: Sendable, Hashable {
             self.latitude = latitude
             self.longitude = longitude
             self.luxTopic = luxTopic
+            self.lightSensor = lightSensor
         }
     }
 
@@ -118,6 +122,8 @@ public struct ConfigKey: Sendable, Hashable {
         case choice([String])
         case nodeID
         case topic
+        /// A topic (as `topic`), or empty for none.
+        case optionalTopic
         case timezone
         case locale
         /// A number in the range, or empty for none.
@@ -195,7 +201,8 @@ public enum ConfigurationSchema {
         ConfigKey(path: "display.off_command", kind: .text, defaultValue: "", secret: false),
         ConfigKey(path: "display.latitude", kind: .optionalNumber(-90...90), defaultValue: "", secret: false),
         ConfigKey(path: "display.longitude", kind: .optionalNumber(-180...180), defaultValue: "", secret: false),
-        ConfigKey(path: "display.lux_topic", kind: .text, defaultValue: "", secret: false),
+        ConfigKey(path: "display.lux_topic", kind: .optionalTopic, defaultValue: "", secret: false),
+        ConfigKey(path: "display.light_sensor", kind: .nonEmpty, defaultValue: "auto", secret: false),
     ] + faceKeys + sessionKeys + wakeKeys
 
     /// Environment variables that are not keys but are still ours.
@@ -311,7 +318,7 @@ public enum ConfigurationSchema {
             display: .init(
                 backlight: string("display.backlight"), onCommand: string("display.on_command"),
                 offCommand: string("display.off_command"), latitude: latitude, longitude: longitude,
-                luxTopic: string("display.lux_topic")),
+                luxTopic: string("display.lux_topic"), lightSensor: string("display.light_sensor")),
             face: try face(resolved),
             timers: .init(ringTimeoutSeconds: int("timers.ring_timeout_s")),
             meditations: .init(directory: string("meditations.dir")),
@@ -359,6 +366,8 @@ public enum ConfigurationSchema {
                 ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
             }
             return ok ? nil : "must be 1-64 characters of a-z, A-Z, 0-9, _ and -, not \"\(value)\""
+        case .optionalTopic:
+            return value.isEmpty ? nil : problem(with: value, for: ConfigKey(path: key.path, kind: .topic, defaultValue: "", secret: false))
         case .topic:
             if value.isEmpty { return "must not be empty" }
             if value.contains(where: { $0 == "+" || $0 == "#" }) { return "must not contain the MQTT wildcards + or #" }

@@ -1,6 +1,6 @@
 /// The bedtime components of the discovery payload (SPEC §13): the "Wind down" button, the
 /// "Bedtime" text (one time for every day, or empty for none), the bedtime phase sensor, and the
-/// kids' clock's switch and state sensor.
+/// kids' clock's switch and state sensor, and the "Night light".
 extension HomeAssistantDiscovery {
     public static let bedtimeEvents = ["bedtime_reminder", "bedtime_started", "bedtime_ended", "kids_ok"]
     /// The "Bedtime" text: `HH:MM`, or empty for no bedtime.
@@ -31,6 +31,12 @@ extension HomeAssistantDiscovery {
                 "value_template": "{{ value_json.phase }}", "json_attributes_topic": .string(bedtime),
                 "json_attributes_template": "{{ {'next_at': value_json.next_at, 'ends_at': value_json.ends_at} | tojson }}",
                 "icon": "mdi:bed",
+            ]),
+            // The screen as a lamp, in Home Assistant's JSON light schema (`B/nightlight` carries
+            // its `state`, `brightness`, `color_mode` and `color`).
+            "night_light": component("light", "night_light", state: topics.state(StateTopic.nightLight), command: topics.command("nightlight"), [
+                "schema": "json", "brightness": true, "brightness_scale": 100, "supported_color_modes": .array(["rgb"]),
+                "icon": "mdi:lightbulb-night",
             ]),
             "kids": component("switch", "kids", state: topics.settings, command: topics.command("settings"), [
                 "value_template": "{{ 'ON' if value_json.kids.enabled else 'OFF' }}",

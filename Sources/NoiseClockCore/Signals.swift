@@ -18,6 +18,8 @@ public enum NodeSignal: Sendable, Hashable {
     case bedtime(BedtimeLight)
     /// What the kids' clock shows: the screen stays at the night level while it shows (SPEC §13).
     case kids(KidsState)
+    /// The night light's brightness while it shines, nil while off (SPEC §13).
+    case nightLight(Int?)
 
     /// Signals of one kind replace each other: a new subscriber gets the latest of each kind.
     var kind: Int {
@@ -29,6 +31,7 @@ public enum NodeSignal: Sendable, Hashable {
         case .wake: 4
         case .bedtime: 5
         case .kids: 6
+        case .nightLight: 7
         }
     }
 }

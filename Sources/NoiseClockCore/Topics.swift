@@ -79,4 +79,6 @@ public enum StateTopic {
     public static let bedtime = "bedtime"
     /// The kids' clock: off, sleep, almost or ok, and when that changes next (SPEC §13).
     public static let kids = "kids"
+    /// The night light: on or off, its colour, brightness and end (SPEC §13).
+    public static let nightLight = "nightlight"
 }

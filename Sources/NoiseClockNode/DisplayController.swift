@@ -47,6 +47,8 @@ public final class DisplayController {
     nonisolated let bedtimeLight = Mutex(BedtimeLight.none)
     /// What the kids' clock shows (SPEC §13): while it shows, the screen stays at the night level.
     nonisolated let kids = Mutex(KidsState.off)
+    /// The night light's brightness while it shines (SPEC §13): the screen as a lamp.
+    nonisolated let nightLight = Mutex<Int?>(nil)
     /// The room's light (SPEC §13): the latest reading of `display.lux_topic`, and night or day by
     /// `face.night.below_lux` (readings come on the MQTT thread).
     nonisolated let roomLight = Mutex<(latest: Double?, night: LuxNight?)>((nil, nil))
@@ -101,6 +103,9 @@ public final class DisplayController {
                 return
             case .kids(let shown):
                 if Self.replace(kids, with: shown) { wakeUp.wake() }
+                return
+            case .nightLight(let level):
+                if Self.replace(nightLight, with: level) { wakeUp.wake() }
                 return
             }
             if Self.replace(ringing, with: now) { wakeUp.wake() }
@@ -209,8 +214,12 @@ public final class DisplayController {
         if brightness == 0, wokenUntil != nil { brightness = Self.wakeBrightness }
         // A sunrise climbs from the night level to full over the schedule; after it the light stays full.
         let light = wakeLight.withLock { $0 }
+        let sunriseProgress = light.progress(at: now)
+        // The night light shines at its own level (over the kids' clock, which it covers), but
+        // gives the screen to a sunrise or a ring and comes back after them if still on.
+        if sunriseProgress == nil, let lamp = nightLight.withLock({ $0 }) { brightness = lamp }
         var sunriseStep: Date?
-        if let progress = light.progress(at: now), let span = light.sunrise {
+        if let progress = sunriseProgress, let span = light.sunrise {
             brightness = max(brightness, SunriseCurve.backlight(progress, from: style.night.brightness))
             if let step = SunriseCurve.nextBacklightStep(after: progress, from: style.night.brightness) {
                 sunriseStep = span.lowerBound.addingTimeInterval(step * span.upperBound.timeIntervalSince(span.lowerBound))

@@ -79,7 +79,7 @@ public final class HomeAssistantPublisher: Sendable {
             switch signal {
             case .settings(let settings): languageChanged(settings.language)
             case .alarms(let alarms): alarmsChanged(alarms)
-            case .alarmRinging, .timerRinging, .wake, .bedtime, .kids: break
+            case .alarmRinging, .timerRinging, .wake, .bedtime, .kids, .nightLight: break
             }
         }
     }

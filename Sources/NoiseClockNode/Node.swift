@@ -39,6 +39,10 @@ public struct Node: Sendable {
     public let bedtime: BedtimeScheduler
     /// The kids' OK-to-wake clock (SPEC §13).
     public let kids: KidsClockScheduler
+    /// The night light: the screen as a lamp (SPEC §13).
+    public let nightLight: NightLightController
+    /// The node's own light sensor (SPEC §13), read while the night follows the light; not with `display.lux_topic`.
+    public let lightSensor: LightSensor?
     /// The guided meditations of `meditations.dir`, `B/meditations` (SPEC §10).
     public let meditations: MeditationLibrary
     /// Home Assistant discovery; nil with `mqtt.discovery: false`.
@@ -50,12 +54,15 @@ public struct Node: Sendable {
     public init(
         configuration: Configuration, transport: any MQTTTransport, store: any Store, clock: NodeClock,
         battery: (any BatterySource)? = nil, audio: (any AudioOutput)? = nil, sounds: SoundLibrary = .empty,
-        storeProblems: [String] = [], screen: ScreenHandle? = nil, catalogs: Catalogs? = nil, logger: Logger
+        storeProblems: [String] = [], screen: ScreenHandle? = nil, lightSensor: LightSensor? = nil, catalogs: Catalogs? = nil,
+        logger: Logger
     ) {
         self.configuration = configuration
         self.transport = transport
         self.battery = battery
         self.logger = logger
+        let lightSensor = configuration.display.luxTopic.isEmpty ? lightSensor : nil
+        self.lightSensor = lightSensor
         let hub = StateHub()
         hub.subscribe(MQTTStatePublisher(transport: transport, topics: configuration.topics).handle)
         self.hub = hub
@@ -82,11 +89,13 @@ public struct Node: Sendable {
         let storedTimers = TimerScheduler.load(from: store, logger: logger)
         let storedBedtime = BedtimeScheduler.load(from: store, logger: logger)
         let storedKids = KidsClockScheduler.load(from: store, logger: logger)
+        let storedNightLight = NightLightController.load(from: store, logger: logger)
         status = StatusBoard(
             status: NodeStatus(
                 startedAt: clock.now(), audioDevice: configuration.audio.device, audio: { audio?.status },
                 batterySource: battery?.name ?? "none",
-                problems: storeProblems + [settings.loadProblem, stored.problem, storedTimers.problem, storedBedtime.problem, storedKids.problem].compactMap { $0 },
+                problems: storeProblems + [settings.loadProblem, stored.problem, storedTimers.problem, storedBedtime.problem, storedKids.problem,
+                    storedNightLight.problem].compactMap { $0 },
                 storage: storage),
             hub: hub, time: time)
         let madeStatus = status
@@ -106,7 +115,7 @@ public struct Node: Sendable {
                 HomeAssistantDiscovery(
                     topics: configuration.topics, prefix: configuration.mqtt.discoveryPrefix, deviceName: configuration.node.name,
                     version: NodeStatus.version, noiseSounds: sounds.catalog.sounds(of: .noise), screen: drivesScreen,
-                    lux: !configuration.display.luxTopic.isEmpty,
+                    lux: !configuration.display.luxTopic.isEmpty || lightSensor != nil,
                     alarmTimeEntity: configuration.homeAssistant.alarmTimeEntity, catalogs: catalogs, language: language)
             }
             : nil
@@ -130,6 +139,8 @@ public struct Node: Sendable {
         let kids = KidsClockScheduler(announced: storedKids.announced, writer: writer, hub: hub, time: time, logger: logger)
         kids.watchSignals()
         self.kids = kids
+        let nightLight = NightLightController(light: storedNightLight.light, writer: writer, hub: hub, time: time, logger: logger)
+        self.nightLight = nightLight
         let meditations = MeditationLibrary(directory: configuration.meditations.directory, writer: writer, hub: hub, logger: logger)
         self.meditations = meditations
         let meditation = MeditationSession(
@@ -148,6 +159,7 @@ public struct Node: Sendable {
             DismissCommands(alarms: alarms, timers: timers),
             DisplayCommands(display: display),
             BedtimeCommands(bedtime: bedtime),
+            NightLightCommands(light: nightLight),
             MeditationLibraryCommands(library: meditations),
             MeditationCommands(session: meditation),
         ] + (noise.map { [NoiseCommands(player: $0)] } ?? []))
@@ -219,6 +231,7 @@ public struct Node: Sendable {
             ClockworkService("MeditationService", meditation),
             ClockworkService("BedtimeService", bedtime),
             ClockworkService("KidsClockService", kids),
+            ClockworkService("NightLightService", nightLight),
             DisplayService(display: display, clock: time.clock),
             MeditationLibraryService(library: meditations),
         ]
@@ -226,6 +239,7 @@ public struct Node: Sendable {
             services.append(BatteryService(source: battery, hub: hub, time: time, lowThreshold: configuration.battery.lowThreshold))
         }
         if let noise { services.append(NoiseService(player: noise, clock: time.clock)) }
+        if let lightSensor { services.append(LightSensorService(sensor: lightSensor, display: display, hub: hub, logger: logger)) }
         // Last: it tells systemd READY=1 once the services above have started.
         services.append(
             ConnectionEventsService(
@@ -241,12 +255,14 @@ public struct Node: Sendable {
         let battery = BatterySources.make(configuration.battery, sleep: NodeClock.live.sleep, logger: logger)
         let sounds = loadSounds(configuration, logger: logger)
         let (screen, screenProblem) = loadScreen(configuration.display, logger: logger)
+        let (lightSensor, sensorProblem) = loadLightSensor(configuration.display, logger: logger)
         // The engine reports status changes on its own thread; the audio service carries them on.
         let (audioChanges, audioContinuation) = AsyncStream.makeStream(of: AudioStatus.self, bufferingPolicy: .bufferingNewest(8))
         let engine = AudioEngine(device: configuration.audio.device, logger: logger) { audioContinuation.yield($0) }
         let node = Node(
             configuration: configuration, transport: client, store: store, clock: .live, battery: battery, audio: engine,
-            sounds: sounds, storeProblems: screenProblem.map { [$0] } ?? [], screen: screen, logger: logger)
+            sounds: sounds, storeProblems: [screenProblem, sensorProblem].compactMap { $0 }, screen: screen, lightSensor: lightSensor,
+            logger: logger)
         try node.checkButtons(source: "the configuration file")
         // Subscribe before connecting: the client then sends the subscriptions ahead of `online`,
         // so a command sent the moment `online` is seen is never lost. Then queue every retained

@@ -21,7 +21,8 @@ state only through the node's own API (POST /api/cmd/VERB) and puts the settings
 --expect-disconnected the URL serves the face but no node answers its WebSocket: only the
                       disconnected checks run.
 --only                run only these groups of checks (theme, fit, digits, panels, timers,
-                      meditation, library, daysoff, sunrise, idle, german, switch), e.g. to take
+                      meditation, library, daysoff, sunrise, bedtime, kids, lamp, idle, german,
+                      switch), e.g. to take
                       screenshots.
 The language checks (SPEC §11): in German, every screen of the face (the clock with its overlays,
 the dock, each panel and editor, a finished timer, a session, the offline mark; ringing and snoozed
@@ -549,6 +550,197 @@ def check_sunrise(face):
         face.cmd("alarm/delete", {"id": alarm_id})
     gone = face.until(lambda: face.js("return document.documentElement.dataset.sunrise") == "", 5)
     report("sunrise: the alarm deleted, the sky goes", gone, json.dumps(face.state().get("wake")))
+
+
+def node_hhmm(face, minutes):
+    """The node's local time `minutes` from now, as HH:MM."""
+    local = datetime.fromisoformat(face.state()["clock"]["iso"])
+    return datetime.fromtimestamp(local.timestamp() + minutes * 60, local.tzinfo).strftime("%H:%M")
+
+
+def node_state(face, topic):
+    return face.state().get(topic) or {}
+
+
+FITS = """const out = [];
+for (const css of arguments[0]) {
+  const el = document.querySelector(css);
+  if (!el || el.closest('[hidden]') || !el.getClientRects().length) { out.push(css + ' not shown'); continue; }
+  const r = el.getBoundingClientRect();
+  if (r.left < 0 || r.top < 0 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5) out.push(`${css} out of the screen (${Math.round(r.left)},${Math.round(r.top)},${Math.round(r.right)},${Math.round(r.bottom)})`);
+}
+return out;"""
+
+
+def six_sizes(face, name, shot, visible, german=None):
+    """At the six sizes: `visible` (CSS selectors) shown inside the screen; a screenshot each; in
+    German (with `german`, the English patterns) no English text on the way."""
+    problems = []
+    for w, h in face.sizes(SIZES):
+        face.size(w, h)
+        problems += [f"{w}x{h}: {p}" for p in face.js(FITS, visible)]
+        if german is not None:
+            problems += [f"{w}x{h}: {p}" for p in english_in(face.js(VISIBLE_TEXTS), german)]
+        face.shot(f"{'de-' if german is not None else 'face-'}{shot}-{w}x{h}")
+    face.size(1280, 800)
+    report(f"{name}: shown and inside the screen at the six sizes{' in German' if german is not None else ''}", not problems, "; ".join(problems[:6]))
+
+
+def check_bedtime(face):
+    """Bedtime (SPEC §13): the reminder's quiet chip with "Wind down"; the wind-down (the red
+    theme, the sunset, the 4-7-8 breathing guide, a CSS animation of 19 s that stands still with
+    reduced motion and runs no animation-frame loop); "Stop" ends it; the six sizes, both languages."""
+    en, de = catalog(face, "en"), catalog(face, "de")
+    face.size(1280, 800)
+    face.cmd("settings", {"bedtime": {"time": node_hhmm(face, 10), "reminder_min": 15, "wind_down_min": 5, "breathe": True, "sounds": []},
+                          "face": {"night": {"theme": "red"}}})
+    face.load()
+    reminded = face.until(lambda: text(face, "#bedtime .chip-text") is not None, 5)
+    report("bedtime: the reminder shows a quiet chip while B/bedtime says reminder", reminded and node_state(face, "bedtime").get("phase") == "reminder",
+           json.dumps(node_state(face, "bedtime")))
+    report("bedtime: the chip names the bedtime and offers Wind down",
+           (text(face, "#bedtime .chip-text") or "").startswith(en["bedtime.reminder"].split("{")[0]) and text(face, "#bedtime .chip-action") == en["bedtime.start"],
+           f'{text(face, "#bedtime .chip-text")} / {text(face, "#bedtime .chip-action")}')
+    six_sizes(face, "bedtime: the reminder", "bedtime-reminder", ["#bedtime", "#bedtime .chip-action", "#time"])
+    face.cmd("settings", {"language": "de"})
+    face.until(lambda: text(face, "#bedtime .chip-action") == de["bedtime.start"], 3)
+    six_sizes(face, "bedtime: the reminder", "bedtime-reminder", ["#bedtime", "#bedtime .chip-action"], english_patterns(en, de))
+    face.cmd("settings", {"language": "en"})
+    face.until(lambda: text(face, "#bedtime .chip-action") == en["bedtime.start"], 3)
+
+    frames = face.js("return window.__rafCalls || 0")
+    face.click("#bedtime .chip-action")
+    winding = face.until(lambda: face.js("return document.documentElement.dataset.sunset") == "on", 5)
+    report("bedtime: Wind down on the chip starts the wind-down, and the sunset shows", winding and node_state(face, "bedtime").get("phase") == "winding_down",
+           json.dumps(node_state(face, "bedtime")))
+    report("bedtime: the controls did not open for the chip's button", not face.js("return document.body.classList.contains('controls')"))
+    report("bedtime: the wind-down turns the face to the night's theme (red)", face.until(lambda: face.js("return document.documentElement.dataset.theme") == "red", 3),
+           face.js("return document.documentElement.dataset.theme"))
+    timing = face.js("""const a = document.querySelector('.breathe-orb').getAnimations();
+        if (!a.length) return null;
+        return {duration: a[0].effect.getTiming().duration, offsets: a[0].effect.getKeyframes().map((k) => Math.round(k.computedOffset * 1900) / 100)};""")
+    report("bedtime: the breathing guide breathes in 4 s, holds 7 s, out 8 s (a 19 s CSS animation)",
+           timing is not None and timing["duration"] == 19000 and timing["offsets"] == [0, 4, 11, 19], json.dumps(timing))
+    report("bedtime: the guide's words say where the breath is", text(face, "#breathe .b-in") == en["breathe.in"] and
+           face.js("return document.querySelector('#breathe').getAttribute('aria-label')") == en["breathe.label"])
+    time.sleep(3.5)  # the sunset's 3 s fade-in
+    six_sizes(face, "bedtime: the wind-down with its breathing guide", "bedtime-winddown", ["#breathe", ".breathe-orb", "#time", "#bedtime"])
+    report("bedtime: the breathing guide runs no animation-frame loop", face.js("return window.__rafCalls || 0") - frames <= 2)
+    face.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    still = face.until(lambda: face.js("return document.querySelector('.breathe-orb').getAnimations().length") == 0, 2)
+    words = face.js("return getComputedStyle(document.querySelector('#breathe .b-still')).opacity")
+    report("bedtime: with reduced motion the guide stands still and says its rhythm in words", still and words == "1" and
+           text(face, "#breathe .b-still") == en["breathe.still"], f"animations stopped {still}, words opacity {words}")
+    face.shot("face-bedtime-winddown-reduced-motion-1280x800")
+    face.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    report("bedtime: without reduced motion it breathes again", face.until(lambda: face.js("return document.querySelector('.breathe-orb').getAnimations().length") > 0, 2))
+    face.cmd("settings", {"language": "de"})
+    face.until(lambda: text(face, "#breathe .b-in") == de["breathe.in"], 3)
+    six_sizes(face, "bedtime: the wind-down", "bedtime-winddown", ["#breathe", "#bedtime"], english_patterns(en, de))
+    face.cmd("settings", {"language": "en"})
+    face.until(lambda: text(face, "#bedtime .chip-action") == en["bedtime.stop"], 3)
+    face.click("#bedtime .chip-action")
+    ended = face.until(lambda: face.js("return document.documentElement.dataset.sunset") == "" and
+                       face.js("return document.querySelector('#breathe').hidden"), 5)
+    report("bedtime: Stop ends the wind-down: the sunset and the guide go", ended and node_state(face, "bedtime").get("phase") != "winding_down",
+           json.dumps(node_state(face, "bedtime")))
+    face.cmd("settings", {"bedtime": {"time": None, "breathe": False}})
+    report("bedtime: no bedtime, no chip", face.until(lambda: text(face, "#bedtime .chip-text") is None, 3))
+
+
+def hue(rgb):
+    r, g, b = [int(x) / 255 for x in re.findall(r"\d+", rgb)[:3]]
+    hi, lo = max(r, g, b), min(r, g, b)
+    if hi == lo:
+        return 0.0
+    d = hi - lo
+    h = (g - b) / d % 6 if hi == r else (b - r) / d + 2 if hi == g else (r - g) / d + 4
+    return h * 60
+
+
+def check_kids(face):
+    """The kids' clock (SPEC §13): stay in bed, almost and you can get up, each told by a colour
+    and a picture of its own (hues far apart, a different picture shown), at the night brightness;
+    the time under it with show_time; the six sizes, both languages."""
+    en, de = catalog(face, "en"), catalog(face, "de")
+    face.size(1280, 800)
+    face.load()
+    night = face.state().get("settings", {}).get("face", {}).get("night", {}).get("brightness", 5)
+    looks = {}
+    for state, wake, sleep_from in [("sleep", 180, -60), ("almost", 10, -60), ("ok", -5, -60)]:
+        face.cmd("settings", {"kids": {"enabled": True, "wake": node_hhmm(face, wake), "sleep_from": node_hhmm(face, sleep_from),
+                                       "warn_min": 15, "ok_min": 60, "show_time": True}})
+        shown = face.until(lambda: face.js("return document.querySelector('#kids').hidden ? null : document.querySelector('#kids').dataset.state") == state, 5)
+        report(f"kids: {state} shows while B/kids says so", shown, json.dumps(node_state(face, "kids")))
+        looks[state] = face.js("""const v = document.querySelector('#kids');
+            return {bg: getComputedStyle(v).backgroundColor, art: [...v.querySelectorAll('.kids-art > *')].filter((e) => getComputedStyle(e).display !== 'none').map((e) => e.getAttribute('class')).join(' ')}""")
+        report(f"kids: {state} says so to the grown-ups, and shows the time", text(face, "#kids-label") == en["kids." + state] and
+               re.fullmatch(r"\d{1,2}:\d\d( ?[AP]M)?", text(face, "#kids-time") or "") is not None, f'{text(face, "#kids-label")} {text(face, "#kids-time")}')
+        capped = face.until(lambda: node_state(face, "display").get("brightness", 999) <= night, 3)
+        report(f"kids: {state} at the night brightness at most ({night})", capped, json.dumps(node_state(face, "display")))
+        six_sizes(face, f"kids: {state}", f"kids-{state}", ["#kids", ".kids-art", "#kids-label", "#kids-time"])
+        face.cmd("settings", {"language": "de"})
+        face.until(lambda: text(face, "#kids-label") == de["kids." + state], 3)
+        six_sizes(face, f"kids: {state}", f"kids-{state}", ["#kids", "#kids-label"], english_patterns(en, de))
+        face.cmd("settings", {"language": "en"})
+        face.until(lambda: text(face, "#kids-label") == en["kids." + state], 3)
+    hues = {s: hue(v["bg"]) for s, v in looks.items()}
+    apart = min(min(abs(a - b), 360 - abs(a - b)) for i, a in enumerate(hues.values()) for b in list(hues.values())[i + 1:]) if len(hues) == 3 else 0
+    report("kids: the three colours are far apart in hue (at least 60°), blue, amber, green", apart >= 60 and 200 <= hues.get("sleep", 0) <= 250
+           and 20 <= hues.get("almost", 0) <= 50 and 100 <= hues.get("ok", 0) <= 160, json.dumps(hues))
+    report("kids: each state has a picture of its own", len({v["art"] for v in looks.values()}) == 3 and all(v["art"] for v in looks.values()),
+           json.dumps(looks))
+    face.cmd("settings", {"kids": {"show_time": False}})
+    report("kids: without show_time, no time", face.until(lambda: text(face, "#kids-time") is None, 3))
+    face.cmd("settings", {"kids": {"enabled": False, "show_time": True}})
+    report("kids: off, the clock again", face.until(lambda: face.js("return document.querySelector('#kids').hidden"), 3)
+           and node_state(face, "kids").get("state") == "off")
+
+
+def long_press(face, css, seconds=1.0):
+    el = face.d.find_element("css selector", css)
+    ActionChains(face.d).move_to_element(el).click_and_hold().pause(seconds).release().perform()
+
+
+def check_lamp(face):
+    """The night light (SPEC §13): a long press on the clock turns it on in its colour (a short tap
+    only shows the controls), the node's colour and brightness follow, it covers the kids' clock,
+    a long press on it turns it off; the six sizes, both languages."""
+    en, de = catalog(face, "en"), catalog(face, "de")
+    face.size(1280, 800)
+    face.cmd("nightlight", {"on": False, "color": "#FF8A3D", "brightness": 12, "off_after_min": 20})
+    face.load()
+    face.click("#stage")
+    report("lamp: a short tap shows the controls, not the lamp", face.js("return document.body.classList.contains('controls')")
+           and not node_state(face, "nightlight").get("on"), json.dumps(node_state(face, "nightlight")))
+    face.js("document.body.classList.contains('controls') && document.querySelector('#stage').click()")
+    time.sleep(0.4)
+    long_press(face, "#stage")
+    on = face.until(lambda: not face.js("return document.querySelector('#lamp').hidden"), 5)
+    light = node_state(face, "nightlight")
+    report("lamp: a long press on the clock turns the night light on", on and light.get("on") is True and light.get("state") == "ON", json.dumps(light))
+    report("lamp: it shines in its colour", face.js("return getComputedStyle(document.querySelector('#lamp')).backgroundColor") == "rgb(255, 138, 61)",
+           face.js("return getComputedStyle(document.querySelector('#lamp')).backgroundColor"))
+    report("lamp: the screen at the night light's brightness", face.until(lambda: node_state(face, "display").get("brightness") == 12, 3),
+           json.dumps(node_state(face, "display")))
+    report("lamp: the long press did not also open the controls", not face.js("return document.body.classList.contains('controls')"))
+    face.cmd("nightlight", {"color": "#3366FF", "brightness": 30})
+    report("lamp: a new colour from the node shows", face.until(lambda: face.js(
+        "return getComputedStyle(document.querySelector('#lamp')).backgroundColor") == "rgb(51, 102, 255)", 3))
+    face.cmd("nightlight", {"color": "#FF8A3D", "brightness": 12})
+    six_sizes(face, "lamp", "nightlight", ["#lamp", ".lamp-hint"])
+    face.cmd("settings", {"language": "de"})
+    face.until(lambda: text(face, ".lamp-hint") == de["lamp.hint"], 3)
+    six_sizes(face, "lamp", "nightlight", ["#lamp"], english_patterns(en, de))
+    face.cmd("settings", {"language": "en", "kids": {"enabled": True, "wake": node_hhmm(face, 180), "sleep_from": node_hhmm(face, -60)}})
+    face.until(lambda: node_state(face, "kids").get("state") == "sleep", 5)
+    report("lamp: it covers the kids' clock", not face.js("return document.querySelector('#lamp').hidden")
+           and face.js("return document.querySelector('#kids').hidden"))
+    long_press(face, "#lamp")
+    off = face.until(lambda: face.js("return document.querySelector('#lamp').hidden"), 5)
+    report("lamp: a long press on the lamp turns it off, and the kids' clock is back", off and not node_state(face, "nightlight").get("on")
+           and not face.js("return document.querySelector('#kids').hidden"), json.dumps(node_state(face, "nightlight")))
+    face.cmd("settings", {"kids": {"enabled": False}})
 
 
 def text(face, css):
@@ -1364,7 +1556,8 @@ def main():
                 if run("panels"):
                     check_panels(face)
                 for group, check in [("timers", check_timers), ("meditation", check_meditation), ("library", check_library),
-                                     ("daysoff", check_days_off), ("sunrise", check_sunrise)]:
+                                     ("daysoff", check_days_off), ("sunrise", check_sunrise), ("bedtime", check_bedtime),
+                                     ("kids", check_kids), ("lamp", check_lamp)]:
                     if run(group):
                         check(face)
                         face.logs()

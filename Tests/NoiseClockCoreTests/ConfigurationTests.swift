@@ -257,6 +257,18 @@ struct ConfigurationTests {
         #expect(try resolveError(file: ["mqtt.discovery_prefix": "homeassistant/#"]).key == "mqtt.discovery_prefix")
     }
 
+    @Test("display.lux_topic is one topic the node subscribes to: a wildcard or an empty level is rejected, empty is none; display.light_sensor defaults to auto")
+    func luxTopic() throws {
+        for topic in ["home/+/illuminance", "home/#", "/lux", "home//lux"] {
+            let error = try resolveError(file: ["display.lux_topic": topic])
+            #expect(error.key == "display.lux_topic", "\(topic)")
+        }
+        #expect(try resolve(file: ["display.lux_topic": ""]).configuration.display.luxTopic == "")
+        #expect(try resolve(file: ["display.lux_topic": "zigbee2mqtt/bedroom sensor"]).configuration.display.luxTopic == "zigbee2mqtt/bedroom sensor")
+        #expect(try resolve(file: [:]).configuration.display.lightSensor == "auto")
+        #expect(try resolve(file: ["display.light_sensor": "none"]).configuration.display.lightSensor == "none")
+    }
+
     @Test("an unknown timezone or locale is rejected, naming the key")
     func badClock() throws {
         #expect(try resolveError(file: ["clock.timezone": "Mars/Olympus_Mons"]).key == "clock.timezone")

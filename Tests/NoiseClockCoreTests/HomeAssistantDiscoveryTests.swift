@@ -45,6 +45,8 @@ struct HomeAssistantDiscoveryTests {
             "meditation_interval": "select", "meditation": "sensor", "meditation_ends": "sensor", "next_timer": "sensor",
             "cancel_timers": "button", "time_format": "select", "show_seconds": "switch", "face_theme": "select",
             "language": "select", "wake": "sensor", "sunrise_min": "number", "skip_holidays": "switch", "vacation_until": "text",
+            "wind_down": "button", "bedtime_time": "text", "bedtime": "sensor", "kids": "switch", "kids_state": "sensor",
+            "night_light": "light",
         ]
         for (key, platform) in expected {
             #expect(try component(key)["p"] == .string(platform), "\(key)")
@@ -93,6 +95,18 @@ struct HomeAssistantDiscoveryTests {
         #expect(sensor["object_id"] == "bedroom_clock_illuminance")
     }
 
+    @Test("the Night light is Home Assistant's JSON light: RGB and a brightness of 1-100, sent to the nightlight verb, read from B/nightlight")
+    func nightLight() throws {
+        let light = try component("night_light")
+        #expect(light["schema"] == "json" && light["brightness"] == true && light["brightness_scale"] == 100)
+        #expect(light["supported_color_modes"] == ["rgb"])
+        #expect(light["command_topic"] == "noiseclock/bedroom/cmd/nightlight" && light["state_topic"] == "noiseclock/bedroom/nightlight")
+        // What it sends is what the verb takes, and what B/nightlight says is what it reads.
+        let sent = try NightLight().applying(CommandArguments(["state": "ON", "brightness": 40, "color": ["r": 10, "g": 20, "b": 30]]), now: Date())
+        let state = sent.json { _ in "" }
+        #expect(state["state"] == "ON" && state["brightness"] == 40 && state["color_mode"] == "rgb" && state["color"] == ["r": 10, "g": 20, "b": 30])
+    }
+
     @Test("each component has the keys its platform requires, a stable unique id, and asks for the entity id of its English name")
     func requiredKeys() throws {
         var uniqueIDs: Set<String> = []
@@ -112,7 +126,7 @@ struct HomeAssistantDiscoveryTests {
                 #expect(members["value_template"]?.stringValue != nil, "\(key)")
             case "button":
                 #expect(members["command_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/cmd/") == true, "\(key)")
-            case "switch", "select", "number", "text":
+            case "switch", "select", "number", "text", "light":
                 #expect(members["command_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/cmd/") == true, "\(key)")
                 #expect(members["state_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/") == true, "\(key)")
             default:

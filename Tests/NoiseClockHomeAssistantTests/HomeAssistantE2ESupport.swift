@@ -48,6 +48,7 @@ let baseEntities: [String: String] = [
     "bedtime": "sensor.\(prefix)_bedtime_phase",
     "kids": "switch.\(prefix)_kids_clock",
     "kids_state": "sensor.\(prefix)_kids_clock_state",
+    "night_light": "light.\(prefix)_night_light",
 ]
 let alarmSwitch = "switch.\(prefix)_wake_up"
 /// The alarm's time, a text entity named "<label> time".

@@ -84,6 +84,7 @@ struct HomeAssistantE2ETests {
                     "start_meditation": "unknown", "cancel_timers": "unknown", "meditation_minutes": "10",
                     "meditation_interval": "Off", "meditation": "idle", "meditation_ends": "unknown", "next_timer": "unknown",
                     "wake": "idle", "sunrise_min": "0", "wind_down": "unknown", "bedtime": "idle", "kids": "off", "kids_state": "off",
+                    "night_light": "off",
                 ]
                 for (key, value) in expected {
                     let state = await ha.waitState(entity(key), is: value)
@@ -211,6 +212,20 @@ struct HomeAssistantE2ETests {
                 #expect(stateText(await ha.waitState(entity("kids"), is: "on")) == "on")
                 try await ha.callService("switch", "turn_off", ["entity_id": .string(entity("kids"))])
                 #expect(stateText(await ha.waitState(entity("kids_state"), is: "off")) == "off")
+
+                // The Night light (Home Assistant's JSON light): a colour and a brightness from Home
+                // Assistant reach the node, and Home Assistant reads them back from B/nightlight.
+                try await ha.callService("light", "turn_on", [
+                    "entity_id": .string(entity("night_light")), "rgb_color": [255, 100, 0], "brightness_pct": 30,
+                ])
+                let lamp = await client.latest(topics.state(StateTopic.nightLight)) { $0["on"] == true && $0["hex"] == "#FF6400" }
+                #expect(lamp?["brightness"] == 30, "B/nightlight \(lamp?.serialized ?? client.latest(topics.state(StateTopic.nightLight))?.serialized ?? "none")")
+                let lit = await ha.waitState(entity("night_light")) { $0["attributes"]?["rgb_color"] == [255, 100, 0] }
+                #expect(stateText(lit) == "on" && lit?["attributes"]?["rgb_color"] == [255, 100, 0], "\(lit?.serialized ?? "none")")
+                #expect((76...77).contains(lit?["attributes"]?["brightness"]?.intValue ?? 0), "30 % of 255: \(lit?.serialized ?? "none")")
+                try await ha.callService("light", "turn_off", ["entity_id": .string(entity("night_light"))])
+                #expect(await client.latest(topics.state(StateTopic.nightLight)) { $0["on"] == false } != nil)
+                #expect(stateText(await ha.waitState(entity("night_light"), is: "off")) == "off")
 
                 // MARK: Timers and meditation (SPEC §10): their templates in Home Assistant's engine, then the entities.
                 try await sessionTemplates(ha, discovery: try #require(client.latest(configTopic), "no discovery payload"))

@@ -124,8 +124,9 @@ enum FaceBrowserScript {
 /// affirmation, pause/resume/stop, choices, stats) and the guided meditations of a folder of MP3s
 /// (by teacher, played, sought, renamed); a ringing alarm (a short tap on Dismiss does not dismiss,
 /// a hold does; it comes before a finished timer), every screen in German without an English text
-/// (a German alarm ringing and snoozed too), the language switched under a running page, and the
-/// node stopping under the page (it marks itself disconnected and keeps the time).
+/// (a German alarm ringing and snoozed too), the language switched under a running page, bedtime's
+/// reminder, wind-down and breathing guide, the kids' clock and the night light's long press, and
+/// the node stopping under the page (it marks itself disconnected and keeps the time).
 @Suite("The clock face in a real browser against a real node (SPEC §9, §10, §7)", .serialized)
 struct FaceBrowserTests {
     /// The catalog the node sends the face for each language (`GET /api/strings/LANG`: no `ha.` keys),
@@ -202,6 +203,11 @@ struct FaceBrowserTests {
             "German: no English text on a session", "German: no English text on the ringing view",
             "German: no English text on the snoozed state", "settings.language de: the page within 1 s",
             "settings.language en: the page within 1 s", "no message key missing from the catalog",
+            // SPEC §13: bedtime, the kids' clock and the night light.
+            "bedtime: Wind down on the chip starts the wind-down", "bedtime: the breathing guide breathes in 4 s",
+            "bedtime: with reduced motion the guide stands still", "bedtime: Stop ends the wind-down",
+            "kids: the three colours are far apart in hue", "kids: each state has a picture of its own",
+            "lamp: a long press on the clock turns the night light on", "lamp: a long press on the lamp turns it off",
         ] {
             #expect(names.contains(expected), "no check \"\(expected)\" ran:\n\(names)")
         }
