@@ -667,22 +667,29 @@ def check_kids(face):
     face.load()
     night = face.state().get("settings", {}).get("face", {}).get("night", {}).get("brightness", 5)
     looks = {}
+    background = lambda: face.js("return getComputedStyle(document.querySelector('#kids')).backgroundColor")
     for state, wake, sleep_from in [("sleep", 180, -60), ("almost", 10, -60), ("ok", -5, -60)]:
         face.cmd("settings", {"kids": {"enabled": True, "wake": node_hhmm(face, wake), "sleep_from": node_hhmm(face, sleep_from),
                                        "warn_min": 15, "ok_min": 60, "show_time": True}})
         shown = face.until(lambda: face.js("return document.querySelector('#kids').hidden ? null : document.querySelector('#kids').dataset.state") == state, 5)
         report(f"kids: {state} shows while B/kids says so", shown, json.dumps(node_state(face, "kids")))
+        # The colour glides over 2 s from the last state's: read it once it holds still.
+        face.until(lambda: background() == (time.sleep(0.4) or background()), 5)
         looks[state] = face.js("""const v = document.querySelector('#kids');
             return {bg: getComputedStyle(v).backgroundColor, art: [...v.querySelectorAll('.kids-art > *')].filter((e) => getComputedStyle(e).display !== 'none').map((e) => e.getAttribute('class')).join(' ')}""")
         report(f"kids: {state} says so to the grown-ups, and shows the time", text(face, "#kids-label") == en["kids." + state] and
                re.fullmatch(r"\d{1,2}:\d\d( ?[AP]M)?", text(face, "#kids-time") or "") is not None, f'{text(face, "#kids-label")} {text(face, "#kids-time")}')
         capped = face.until(lambda: node_state(face, "display").get("brightness", 999) <= night, 3)
         report(f"kids: {state} at the night brightness at most ({night})", capped, json.dumps(node_state(face, "display")))
+        # The pictures as a backlit panel shows them (the page dims itself only for a screen the
+        # node cannot dim, like this browser's): the night level at full for the screenshots.
+        face.cmd("settings", {"face": {"night": {"brightness": 100}}})
+        face.until(lambda: face.js("return getComputedStyle(document.documentElement).getPropertyValue('--dim').trim()") == "0.000", 3)
         six_sizes(face, f"kids: {state}", f"kids-{state}", ["#kids", ".kids-art", "#kids-label", "#kids-time"])
         face.cmd("settings", {"language": "de"})
         face.until(lambda: text(face, "#kids-label") == de["kids." + state], 3)
         six_sizes(face, f"kids: {state}", f"kids-{state}", ["#kids", "#kids-label"], english_patterns(en, de))
-        face.cmd("settings", {"language": "en"})
+        face.cmd("settings", {"language": "en", "face": {"night": {"brightness": night}}})
         face.until(lambda: text(face, "#kids-label") == en["kids." + state], 3)
     hues = {s: hue(v["bg"]) for s, v in looks.items()}
     apart = min(min(abs(a - b), 360 - abs(a - b)) for i, a in enumerate(hues.values()) for b in list(hues.values())[i + 1:]) if len(hues) == 3 else 0
@@ -727,7 +734,9 @@ def check_lamp(face):
     face.cmd("nightlight", {"color": "#3366FF", "brightness": 30})
     report("lamp: a new colour from the node shows", face.until(lambda: face.js(
         "return getComputedStyle(document.querySelector('#lamp')).backgroundColor") == "rgb(51, 102, 255)", 3))
-    face.cmd("nightlight", {"color": "#FF8A3D", "brightness": 12})
+    # Brighter for the screenshots: this browser is a screen the node cannot dim, so the page dims
+    # itself to the lamp's brightness, and at 12 % the colour would hardly show in a picture.
+    face.cmd("nightlight", {"color": "#FF8A3D", "brightness": 70})
     six_sizes(face, "lamp", "nightlight", ["#lamp", ".lamp-hint"])
     face.cmd("settings", {"language": "de"})
     face.until(lambda: text(face, ".lamp-hint") == de["lamp.hint"], 3)
