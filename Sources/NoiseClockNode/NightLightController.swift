@@ -40,10 +40,10 @@ public final class NightLightController {
     /// `nightlight`: on or off, a colour, a brightness, minutes; answered with `B/nightlight` as it
     /// is once the change is stored.
     public func set(_ arguments: CommandArguments) async throws(CommandError) -> JSONValue {
+        // Checked first: a bad field is answered without publishing, queueing or storing anything.
+        _ = try light.applying(arguments, now: time.now())
         advance()
         let now = time.now()
-        // Checked first: a bad field is answered without queueing anything.
-        _ = try light.applying(arguments, now: now)
         switch try ledger.stage({ light throws(CommandError) in light = try light.applying(arguments, now: now) }) {
         case .unchanged:
             break
