@@ -49,7 +49,10 @@ let baseEntities: [String: String] = [
     "kids": "switch.\(prefix)_kids_clock",
     "kids_state": "sensor.\(prefix)_kids_clock_state",
     "night_light": "light.\(prefix)_night_light",
+    "illuminance": "sensor.\(prefix)_illuminance",
 ]
+/// The room's light for the Illuminance sensor (`display.lux_topic`).
+let luxTopic = "e2e/bedroom/illuminance"
 let alarmSwitch = "switch.\(prefix)_wake_up"
 /// The alarm's time, a text entity named "<label> time".
 let alarmTimeText = "text.\(prefix)_wake_up_time"

@@ -42,7 +42,7 @@ struct HomeAssistantE2ETests {
             let environment = upower.environment.merging(clock.environment) { _, b in b }.merging([
                 "NOISECLOCK_NODE_NAME": deviceName, "NOISECLOCK_BATTERY_SOURCE": "upower",
                 "NOISECLOCK_AUDIO_DEVICE": "file:'\(sink)',raw", "NOISECLOCK_AUDIO_FADE_MS": "100",
-                "NOISECLOCK_DISPLAY_BACKLIGHT": panel,
+                "NOISECLOCK_DISPLAY_BACKLIGHT": panel, "NOISECLOCK_DISPLAY_LUX_TOPIC": luxTopic,
             ]) { _, b in b }
             let configTopic = "homeassistant/device/\(nodeID)/config"
             // Not withNode, which waits for online: the discovery is timed from the start.
@@ -226,6 +226,12 @@ struct HomeAssistantE2ETests {
                 try await ha.callService("light", "turn_off", ["entity_id": .string(entity("night_light"))])
                 #expect(await client.latest(topics.state(StateTopic.nightLight)) { $0["on"] == false } != nil)
                 #expect(stateText(await ha.waitState(entity("night_light"), is: "off")) == "off")
+
+                // The Illuminance sensor: a reading on display.lux_topic (Zigbee2MQTT's JSON) reaches it.
+                client.publish(luxTopic, #"{"illuminance":42,"linkquality":120}"#)
+                #expect(await client.latest(topics.display) { $0["lux"] == 42 } != nil)
+                let lux = await ha.waitState(entity("illuminance")) { Double($0["state"]?.stringValue ?? "") == 42 }
+                #expect(Double(stateText(lux)) == 42 && lux?["attributes"]?["unit_of_measurement"] == "lx", "\(lux?.serialized ?? "none")")
 
                 // MARK: Timers and meditation (SPEC §10): their templates in Home Assistant's engine, then the entities.
                 try await sessionTemplates(ha, discovery: try #require(client.latest(configTopic), "no discovery payload"))
