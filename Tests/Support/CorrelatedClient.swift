@@ -51,10 +51,12 @@ public final class CorrelatedClient: Sendable {
         client.subscribe([responseTopic] + topics)
         client.start()
         var events = client.events.makeAsyncIterator()
-        // Generous: on a loaded machine a connection and its SUBACK can take seconds.
+        // Generous: on a loaded machine a connection and its SUBACK can take seconds. Each event
+        // is looked at before the deadline is (as in `TestClient`: the task may resume late).
         let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline, let event = await events.next() {
+        while let event = await events.next() {
             if event == .subscribed { return }
+            if ContinuousClock.now >= deadline { break }
         }
         throw TestClient.TestClientError.notSubscribed
     }
