@@ -14,8 +14,9 @@ private func at(_ text: String) -> Date {
 
 private func json(_ message: MQTTMessage) -> JSONValue? { try? JSONValue.parse(message.payload) }
 
-/// A backlight of `steps` steps in a fake sysfs tree under `root`, at half.
-private func makePanel(in root: String, steps: Int) throws -> String {
+/// A backlight of `steps` steps in a fake sysfs tree under `root`, at half (also for the night
+/// light's and the light sensor's tests).
+func makePanel(in root: String, steps: Int) throws -> String {
     let panel = "\(root)/panel"
     try FileManager.default.createDirectory(atPath: panel, withIntermediateDirectories: true)
     for (file, value) in [("max_brightness", steps), ("brightness", steps / 2), ("bl_power", 0), ("actual_brightness", steps / 2)] {

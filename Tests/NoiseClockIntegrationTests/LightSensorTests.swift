@@ -19,11 +19,8 @@ struct LightSensorIntegrationTests {
     func lightSensor() async throws {
         let root = try makeTemporaryDirectory("iio")
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let panel = "\(root)/panel", sensor = "\(root)/iio:device0"
-        for folder in [panel, sensor] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        for (file, value) in [("max_brightness", 100), ("brightness", 50), ("bl_power", 0), ("actual_brightness", 50)] {
-            try "\(value)\n".write(toFile: "\(panel)/\(file)", atomically: true, encoding: .utf8)
-        }
+        let panel = try makePanel(in: root, steps: 100), sensor = "\(root)/iio:device0"
+        try FileManager.default.createDirectory(atPath: sensor, withIntermediateDirectories: true)
         // As a TSL2561 shows it: raw counts and the scale to lux.
         func light(_ lux: Int) throws {
             try "\(lux * 4)\n".write(toFile: "\(sensor)/in_illuminance_raw", atomically: true, encoding: .utf8)

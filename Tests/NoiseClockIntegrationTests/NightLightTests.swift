@@ -22,11 +22,7 @@ struct NightLightIntegrationTests {
     func nightLight() async throws {
         let root = try makeTemporaryDirectory("nightlight")
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let panel = "\(root)/panel"
-        try FileManager.default.createDirectory(atPath: panel, withIntermediateDirectories: true)
-        for (file, value) in [("max_brightness", 100), ("brightness", 50), ("bl_power", 0), ("actual_brightness", 50)] {
-            try "\(value)\n".write(toFile: "\(panel)/\(file)", atomically: true, encoding: .utf8)
-        }
+        let panel = try makePanel(in: root, steps: 100)
         let clock = try await FakeTime(at: at("2026-06-15T21:00:00+02:00"))
         let environment = clock.environment.merging([
             "NOISECLOCK_CLOCK_TIMEZONE": "Europe/Berlin", "NOISECLOCK_AUDIO_DEVICE": "null", "NOISECLOCK_DISPLAY_BACKLIGHT": panel,
