@@ -50,14 +50,8 @@ public final class CorrelatedClient: Sendable {
         }
         client.subscribe([responseTopic] + topics)
         client.start()
-        var events = client.events.makeAsyncIterator()
-        // Generous: on a loaded machine a connection and its SUBACK can take seconds. Each event
-        // is looked at before the deadline is (as in `TestClient`: the task may resume late).
-        let deadline = ContinuousClock.now + .seconds(30)
-        while let event = await events.next() {
-            if event == .subscribed { return }
-            if ContinuousClock.now >= deadline { break }
-        }
+        // On the connection's events, not a clock (see `TestClient.init`).
+        if await TestClient.waitForSubscription(client.events, subscriptions: [responseTopic] + topics) { return }
         throw TestClient.TestClientError.notSubscribed
     }
 
