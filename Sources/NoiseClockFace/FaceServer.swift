@@ -190,8 +190,16 @@ final class Clients: @unchecked Sendable {
         byID[ObjectIdentifier(channel)]?.unansweredPings = 0
     }
 
+    /// How many clients have a ping unanswered (the liveness test looks between its pings).
+    var awaitingPong: Int {
+        loop.preconditionInEventLoop()
+        return byID.values.count { $0.unansweredPings > 0 }
+    }
+
     /// One timer for all clients: each gets a ping, and one that left two unanswered is closed.
-    private func pingAll() {
+    /// (The liveness test calls it itself, so it needs no timer.)
+    func pingAll() {
+        loop.preconditionInEventLoop()
         for (id, client) in byID {
             if client.unansweredPings >= 2 {
                 client.channel.close(promise: nil)

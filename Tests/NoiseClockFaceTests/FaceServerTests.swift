@@ -76,27 +76,6 @@ struct FaceServerTests {
         }
     }
 
-    @Test("a client that answers no ping is closed after two; one that answers stays")
-    func liveness() async throws {
-        var options = FaceServer.Options()
-        // The answer to a ping must come within two intervals, on the client's event loop: 3 s
-        // each, so a machine running the whole suite beside other work (a build, two busy loops)
-        // still answers in time; at 1.5 s a lively client was once closed under such load.
-        options.pingInterval = .seconds(3)
-        try await withServer(options: options) { _, _, port in
-            let silent = try await FaceWebSocket(port: port)
-            silent.answersPings = false
-            let lively = try await FaceWebSocket(port: port)
-            defer { Task { await lively.close() } }
-            #expect(await silent.waitUntilClosed(timeout: .seconds(30)))
-            #expect(silent.pingsReceived >= 2)
-            // The lively one answers: three more pings later it is still open.
-            let seen = lively.pingsReceived
-            #expect(await eventually(timeout: .seconds(30)) { lively.pingsReceived >= seen + 3 })
-            #expect(!lively.isClosed)
-        }
-    }
-
     @Test("a connection that sends no whole request in time is closed")
     func idleConnection() async throws {
         var options = FaceServer.Options()

@@ -1,0 +1,70 @@
+import Logging
+import NIOCore
+import NoiseClockCore
+@testable import NoiseClockFace
+import NoiseClockTestSupport
+import Testing
+
+/// The face server's liveness check: two pings unanswered close a WebSocket client.
+@Suite("Face server in process: a client that answers no ping is closed")
+struct FaceLivenessTests {
+    /// A server on a free loopback port with a stand-in router.
+    func withServer(pingInterval: TimeAmount, _ body: (FaceServer, Int) async throws -> Void) async throws {
+        var options = FaceServer.Options()
+        options.pingInterval = pingInterval
+        var logger = Logger(label: "face-test")
+        logger.logLevel = .warning
+        let server = FaceServer(access: FaceAccess(token: nil), hub: StateHub(), options: options, logger: logger, respond: { _, _ in .null })
+        server.currentFolder = FaceFolder(try FaceFixture.folder())
+        let port = freeLoopbackPort()
+        let channel = try await server.bind(host: "127.0.0.1", port: port)
+        do {
+            try await body(server, port)
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+        try? await channel.close()
+    }
+
+    @Test("a client that answers no ping is closed after two; one that answers stays")
+    func liveness() async throws {
+        // The pings are sent by the test, one round at a time, each once the server has read the
+        // lively client's answer to the one before: no timer, so a loaded machine (where an
+        // answer can take seconds) cannot make the lively client look dead.
+        try await withServer(pingInterval: .hours(1)) { server, port in
+            let silent = try await FaceWebSocket(port: port)
+            silent.answersPings = false
+            let lively = try await FaceWebSocket(port: port)
+            defer { Task { await lively.close() } }
+            let clients = server.clients
+            #expect(await eventually(timeout: .seconds(60)) { (try? await clients.loop.submit { clients.count }.get()) == 2 })
+            for round in 1...3 {
+                try await clients.loop.submit { clients.pingAll() }.get()
+                // Waiting on events: the lively client's answer read by the server (only the
+                // silent one still owes one), or the silent one closed by the third round.
+                let settled = await eventually(timeout: .seconds(60)) {
+                    (try? await clients.loop.submit { clients.awaitingPong }.get()) == (round < 3 ? 1 : 0)
+                }
+                #expect(settled, "round \(round): the lively client's answer was not read")
+                #expect(lively.pingsReceived == round)
+            }
+            // Two pings went unanswered: the third round closed the silent client.
+            #expect(await silent.waitUntilClosed(timeout: .seconds(60)))
+            #expect(silent.pingsReceived == 2)
+            #expect(!lively.isClosed)
+            #expect(await eventually(timeout: .seconds(60)) { (try? await clients.loop.submit { clients.count }.get()) == 1 })
+        }
+    }
+
+    @Test("the server's own timer pings a client")
+    func pingTimer() async throws {
+        try await withServer(pingInterval: .milliseconds(200)) { _, port in
+            let socket = try await FaceWebSocket(port: port)
+            defer { Task { await socket.close() } }
+            // However late they come on a busy machine, pings come.
+            #expect(await eventually(timeout: .seconds(60)) { socket.pingsReceived >= 2 })
+            #expect(!socket.isClosed)
+        }
+    }
+}
