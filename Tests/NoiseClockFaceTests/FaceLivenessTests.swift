@@ -1,4 +1,3 @@
-import Logging
 import NIOCore
 import NoiseClockCore
 @testable import NoiseClockFace
@@ -8,23 +7,11 @@ import Testing
 /// The face server's liveness check: two pings unanswered close a WebSocket client.
 @Suite("Face server in process: a client that answers no ping is closed")
 struct FaceLivenessTests {
-    /// A server on a free loopback port with a stand-in router.
+    /// `FaceServerTests.withServer` with its ping interval set.
     func withServer(pingInterval: TimeAmount, _ body: (FaceServer, Int) async throws -> Void) async throws {
         var options = FaceServer.Options()
         options.pingInterval = pingInterval
-        var logger = Logger(label: "face-test")
-        logger.logLevel = .warning
-        let server = FaceServer(access: FaceAccess(token: nil), hub: StateHub(), options: options, logger: logger, respond: { _, _ in .null })
-        server.currentFolder = FaceFolder(try FaceFixture.folder())
-        let port = freeLoopbackPort()
-        let channel = try await server.bind(host: "127.0.0.1", port: port)
-        do {
-            try await body(server, port)
-        } catch {
-            try? await channel.close()
-            throw error
-        }
-        try? await channel.close()
+        try await FaceServerTests().withServer(options: options) { server, _, port in try await body(server, port) }
     }
 
     @Test("a client that answers no ping is closed after two; one that answers stays")
