@@ -1,5 +1,6 @@
 import Foundation
 import NoiseClockCore
+import NoiseClockTestSupport
 import PropertyBased
 import Testing
 
@@ -176,6 +177,7 @@ struct AlarmSchedulePropertyTests {
         let times = Gen.int(in: 0...1439)
         let dayMasks = Gen.int(in: 0...127)
         await propertyCheck(count: 400, input: instants, times, dayMasks) { seconds, minuteOfDay, mask in
+            await yieldToOtherTests()
             let days = Set(Weekday.allCases.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element))
             let time = AlarmTime(hour: minuteOfDay / 60, minute: minuteOfDay % 60) ?? AlarmTime(hour: 0, minute: 0)!
             let subject = Alarm(id: "p", time: time, days: days, sound: "digital-alarm")

@@ -30,6 +30,7 @@ struct BedtimeClockworkTests {
             return
         }
         await propertyCheck(count: 60, input: Gen.int(in: 0...Int(Int32.max))) { seed in
+            await yieldToOtherTests()
             walk(seed: UInt64(seed), zone: zone)
         }
     }

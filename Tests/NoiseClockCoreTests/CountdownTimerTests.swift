@@ -1,5 +1,6 @@
 import Foundation
 import NoiseClockCore
+import NoiseClockTestSupport
 import PropertyBased
 import Testing
 
@@ -101,6 +102,7 @@ struct CountdownTimerTests {
     @Test("following the wake-ups, every timer rings exactly at its end and is silenced exactly a ring timeout later")
     func onTime() async {
         await propertyCheck(count: 100, input: Gen.int(in: 1...3600).array(of: 1...6)) { lengths in
+            await yieldToOtherTests()
             var book = TimerBook()
             for (index, length) in lengths.enumerated() {
                 _ = try? book.start(TimerDraft(seconds: length), id: "t\(index)", label: "Timer", sound: "s", now: start)

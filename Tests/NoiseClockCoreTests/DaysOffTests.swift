@@ -1,5 +1,6 @@
 import Foundation
 import NoiseClockCore
+import NoiseClockTestSupport
 import PropertyBased
 import Testing
 
@@ -205,6 +206,7 @@ struct DaysOffScheduleTests {
         let dayMasks = Gen.int(in: 1...127)
         let offsets = Gen.int(in: 0...40)
         await propertyCheck(count: 300, input: instants, times, dayMasks, offsets) { seconds, minuteOfDay, mask, vacationDays in
+            await yieldToOtherTests()
             let now = Date(timeIntervalSince1970: Double(seconds))
             let today = LocalTime(now, in: berlin).date
             let vacation = vacationDays == 0 ? nil : CivilDate(daysSinceEpoch: today.daysSinceEpoch + Int64(vacationDays))

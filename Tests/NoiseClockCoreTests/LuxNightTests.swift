@@ -9,6 +9,7 @@ struct LuxNightTests {
     @Test("against a reading-by-reading model on a 100 ms grid: readings hold until the next, the decision falls on the 30th second, the band between keeps what was, a clock set back restarts the wait")
     func model() async {
         await propertyCheck(count: 200, input: Gen.int(in: 0...Int(Int32.max))) { seed in
+            await yieldToOtherTests()
             var random = SplitMix64(state: UInt64(seed))
             let below = Double(random.int(1...20))
             var night = LuxNight(belowLux: below)

@@ -1,5 +1,6 @@
 import Foundation
 import NoiseClockCore
+import NoiseClockTestSupport
 import PropertyBased
 import Testing
 
@@ -81,6 +82,7 @@ struct MeditationHistoryTests {
         let calendar = calendar(in: name)
         let changes = Self.changeDays(name)
         await propertyCheck(count: 200, input: Gen.int(in: 0...Int(Int32.max))) { seed in
+            await yieldToOtherTests()
             var random = seed
             func roll(_ range: ClosedRange<Int>) -> Int {
                 random = (random &* 1_103_515_245 &+ 12345) & 0x7FFF_FFFF

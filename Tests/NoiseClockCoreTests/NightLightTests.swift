@@ -109,6 +109,7 @@ struct NightLightTests {
     @Test("walking time with the wall clock set back now and then (each noticed at the next look): the light shines exactly off_after_min of real time, ending at the first look from then on; a restart after a set-back never leaves more than its minutes")
     func setBack() async {
         await propertyCheck(count: 200, input: Gen.int(in: 0...Int(Int32.max))) { seed in
+            await yieldToOtherTests()
             var random = SplitMix64(state: UInt64(seed))
             let minutes = random.int(1...120)
             var wall = t0

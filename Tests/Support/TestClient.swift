@@ -40,9 +40,10 @@ public final class TestClient: Sendable {
         client.start()
         // Waits on the connection's own events, not a clock. A deadline could only end this wait
         // while events still came (without them `next()` waits on), so it ended connections that
-        // were on their way: at the start of a whole `make test` beside two busy loops, with a
-        // hundred brokers and nodes starting at once and every task held for 31 s, three clients'
-        // connections were lost, made again at once, and the next event came past a 30 s deadline.
+        // were on their way: at the start of a whole `make test` beside two busy loops, with every
+        // task held for 31 s (property walks that never suspended held the test pool's two threads;
+        // see `yieldToOtherTests`), three clients' connections were lost, made again at once, and
+        // the next event came past a 30 s deadline.
         // It gives up when the connection is lost again and again.
         if await Self.waitForSubscription(client.events, subscriptions: subscriptions) { return }
         throw TestClientError.notSubscribed
