@@ -86,13 +86,21 @@ public final class FaceServer: Sendable {
             },
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    sync.removeHandler(context: try sync.context(name: FaceHTTPHandler.name), promise: nil)
-                    try sync.addHandler(
-                        NIOWebSocketFrameAggregator(
-                            minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 64,
-                            maxAccumulatedFrameSize: server.options.maxFrameBytes))
-                    try sync.addHandler(FaceWebSocketHandler(server: server))
+                    do {
+                        let sync = channel.pipeline.syncOperations
+                        sync.removeHandler(context: try sync.context(name: FaceHTTPHandler.name), promise: nil)
+                        try sync.addHandler(
+                            NIOWebSocketFrameAggregator(
+                                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 64,
+                                maxAccumulatedFrameSize: server.options.maxFrameBytes))
+                        try sync.addHandler(FaceWebSocketHandler(server: server))
+                    } catch {
+                        // The 101 is out and the HTTP handler may be gone: nothing else would close
+                        // a socket left upgraded but never a client (no states, no pings).
+                        server.logger.warning("face WebSocket upgrade failed", metadata: ["error": "\(error)"])
+                        channel.close(promise: nil)
+                        throw error
+                    }
                 }
             })
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(

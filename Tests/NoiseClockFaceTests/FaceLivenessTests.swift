@@ -25,7 +25,9 @@ struct FaceLivenessTests {
             let lively = try await FaceWebSocket(port: port)
             defer { Task { await lively.close() } }
             let clients = server.clients
-            #expect(await eventually(timeout: .seconds(60)) { (try? await clients.loop.submit { clients.count }.get()) == 2 })
+            let counted = await eventually(timeout: .seconds(60)) { (try? await clients.loop.submit { clients.count }.get()) == 2 }
+            let count = try await clients.loop.submit { clients.count }.get()
+            #expect(counted, "\(count) clients counted; silent closed: \(silent.isClosed), lively closed: \(lively.isClosed)")
             for round in 1...3 {
                 try await clients.loop.submit { clients.pingAll() }.get()
                 // Waiting on events: the lively client's answer read by the server (only the

@@ -127,7 +127,8 @@ struct FaceServerTests {
         try await withServer(clientsChanged: { count in counts.values.withLock { $0.append(count) } }) { _, _, port in
             let first = try await FaceWebSocket(port: port)
             let second = try await FaceWebSocket(port: port)
-            #expect(await eventually { counts.values.withLock { $0.last } == 2 })
+            let counted = await eventually { counts.values.withLock { $0.last } == 2 }
+            #expect(counted, "counts \(counts.values.withLock { $0 }); first closed: \(first.isClosed), second closed: \(second.isClosed)")
             await first.close()
             await second.close()
             #expect(await eventually { counts.values.withLock { $0.last } == 0 })
