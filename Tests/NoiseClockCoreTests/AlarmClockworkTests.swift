@@ -47,8 +47,9 @@ struct AlarmClockworkTests {
         }
         let transitions = Self.transitions(zone)
         await propertyCheck(count: 60, input: Gen.int(in: 0...Int(Int32.max))) { seed in
-            await yieldToOtherTests()
-            walk(seed: UInt64(seed), zone: zone, transitions: transitions)
+            await computeInTurn {
+                walk(seed: UInt64(seed), zone: zone, transitions: transitions)
+            }
         }
     }
 

@@ -177,34 +177,35 @@ struct AlarmSchedulePropertyTests {
         let times = Gen.int(in: 0...1439)
         let dayMasks = Gen.int(in: 0...127)
         await propertyCheck(count: 400, input: instants, times, dayMasks) { seconds, minuteOfDay, mask in
-            await yieldToOtherTests()
-            let days = Set(Weekday.allCases.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element))
-            let time = AlarmTime(hour: minuteOfDay / 60, minute: minuteOfDay % 60) ?? AlarmTime(hour: 0, minute: 0)!
-            let subject = Alarm(id: "p", time: time, days: days, sound: "digital-alarm")
-            let now = Date(timeIntervalSince1970: Double(seconds))
-            guard let fire = AlarmSchedule.nextFire(of: subject, after: now, in: zone) else {
-                Issue.record("an enabled alarm always has a next fire")
-                return
+            await computeInTurn {
+                let days = Set(Weekday.allCases.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element))
+                let time = AlarmTime(hour: minuteOfDay / 60, minute: minuteOfDay % 60) ?? AlarmTime(hour: 0, minute: 0)!
+                let subject = Alarm(id: "p", time: time, days: days, sound: "digital-alarm")
+                let now = Date(timeIntervalSince1970: Double(seconds))
+                guard let fire = AlarmSchedule.nextFire(of: subject, after: now, in: zone) else {
+                    Issue.record("an enabled alarm always has a next fire")
+                    return
+                }
+                #expect(fire > now)
+                #expect(fire.timeIntervalSince(now) <= 8 * 86_400)
+                let local = calendar.dateComponents([.weekday, .hour, .minute, .second], from: fire)
+                if !days.isEmpty {
+                    #expect(local.weekday.flatMap(Weekday.init(calendarWeekday:)).map(days.contains) == true)
+                }
+                #expect(local.second == 0)
+                if local.hour != time.hour || local.minute != time.minute {
+                    // Only inside a spring-forward gap: HH:MM that day does not exist, and the fire is
+                    // HH:MM shifted forward by the gap (the offset after minus the offset before).
+                    let before = zone.secondsFromGMT(for: fire.addingTimeInterval(-6 * 3600))
+                    let after = zone.secondsFromGMT(for: fire)
+                    let gap = after - before
+                    #expect(gap > 0, "fired at \(local.hour ?? -1):\(local.minute ?? -1) for \(time) with no gap")
+                    let shifted = (time.hour * 60 + time.minute) + gap / 60
+                    #expect((local.hour ?? 0) * 60 + (local.minute ?? 0) == shifted % 1440)
+                }
+                // No earlier occurrence was skipped: one minute before the fire, the next fire is this one.
+                #expect(AlarmSchedule.nextFire(of: subject, after: fire.addingTimeInterval(-60), in: zone) == fire)
             }
-            #expect(fire > now)
-            #expect(fire.timeIntervalSince(now) <= 8 * 86_400)
-            let local = calendar.dateComponents([.weekday, .hour, .minute, .second], from: fire)
-            if !days.isEmpty {
-                #expect(local.weekday.flatMap(Weekday.init(calendarWeekday:)).map(days.contains) == true)
-            }
-            #expect(local.second == 0)
-            if local.hour != time.hour || local.minute != time.minute {
-                // Only inside a spring-forward gap: HH:MM that day does not exist, and the fire is
-                // HH:MM shifted forward by the gap (the offset after minus the offset before).
-                let before = zone.secondsFromGMT(for: fire.addingTimeInterval(-6 * 3600))
-                let after = zone.secondsFromGMT(for: fire)
-                let gap = after - before
-                #expect(gap > 0, "fired at \(local.hour ?? -1):\(local.minute ?? -1) for \(time) with no gap")
-                let shifted = (time.hour * 60 + time.minute) + gap / 60
-                #expect((local.hour ?? 0) * 60 + (local.minute ?? 0) == shifted % 1440)
-            }
-            // No earlier occurrence was skipped: one minute before the fire, the next fire is this one.
-            #expect(AlarmSchedule.nextFire(of: subject, after: fire.addingTimeInterval(-60), in: zone) == fire)
         }
     }
 }

@@ -30,8 +30,9 @@ struct BedtimeClockworkTests {
             return
         }
         await propertyCheck(count: 60, input: Gen.int(in: 0...Int(Int32.max))) { seed in
-            await yieldToOtherTests()
-            walk(seed: UInt64(seed), zone: zone)
+            await computeInTurn {
+                walk(seed: UInt64(seed), zone: zone)
+            }
         }
     }
 

@@ -102,28 +102,29 @@ struct CountdownTimerTests {
     @Test("following the wake-ups, every timer rings exactly at its end and is silenced exactly a ring timeout later")
     func onTime() async {
         await propertyCheck(count: 100, input: Gen.int(in: 1...3600).array(of: 1...6)) { lengths in
-            await yieldToOtherTests()
-            var book = TimerBook()
-            for (index, length) in lengths.enumerated() {
-                _ = try? book.start(TimerDraft(seconds: length), id: "t\(index)", label: "Timer", sound: "s", now: start)
-            }
-            var now = start, previous: Date?
-            var rang: [String: Date] = [:], silenced: [String: Date] = [:]
-            for _ in 0..<40 {
-                let step = clockwork.step(book, now: now, previous: previous)
-                for timer in step.finished { rang[timer.id] = now }
-                for timer in step.silenced { silenced[timer.id] = now }
-                book = step.book
-                guard let wake = step.wake else { break }
-                #expect(wake > now || step.finished.isEmpty == false || step.silenced.isEmpty == false)
-                previous = now
-                now = max(wake, now)
-                if wake <= previous ?? now { now = (previous ?? now).addingTimeInterval(0.001) }
-            }
-            for (index, length) in lengths.enumerated() {
-                let end = start.addingTimeInterval(Double(length))
-                #expect(rang["t\(index)"] == end, "t\(index) of \(length) s")
-                #expect(silenced["t\(index)"] == end.addingTimeInterval(60), "t\(index) of \(length) s")
+            await computeInTurn {
+                var book = TimerBook()
+                for (index, length) in lengths.enumerated() {
+                    _ = try? book.start(TimerDraft(seconds: length), id: "t\(index)", label: "Timer", sound: "s", now: start)
+                }
+                var now = start, previous: Date?
+                var rang: [String: Date] = [:], silenced: [String: Date] = [:]
+                for _ in 0..<40 {
+                    let step = clockwork.step(book, now: now, previous: previous)
+                    for timer in step.finished { rang[timer.id] = now }
+                    for timer in step.silenced { silenced[timer.id] = now }
+                    book = step.book
+                    guard let wake = step.wake else { break }
+                    #expect(wake > now || step.finished.isEmpty == false || step.silenced.isEmpty == false)
+                    previous = now
+                    now = max(wake, now)
+                    if wake <= previous ?? now { now = (previous ?? now).addingTimeInterval(0.001) }
+                }
+                for (index, length) in lengths.enumerated() {
+                    let end = start.addingTimeInterval(Double(length))
+                    #expect(rang["t\(index)"] == end, "t\(index) of \(length) s")
+                    #expect(silenced["t\(index)"] == end.addingTimeInterval(60), "t\(index) of \(length) s")
+                }
             }
         }
     }

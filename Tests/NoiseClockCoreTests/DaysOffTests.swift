@@ -206,29 +206,30 @@ struct DaysOffScheduleTests {
         let dayMasks = Gen.int(in: 1...127)
         let offsets = Gen.int(in: 0...40)
         await propertyCheck(count: 300, input: instants, times, dayMasks, offsets) { seconds, minuteOfDay, mask, vacationDays in
-            await yieldToOtherTests()
-            let now = Date(timeIntervalSince1970: Double(seconds))
-            let today = LocalTime(now, in: berlin).date
-            let vacation = vacationDays == 0 ? nil : CivilDate(daysSinceEpoch: today.daysSinceEpoch + Int64(vacationDays))
-            let offDays: Set<CivilDate> = [CivilDate(daysSinceEpoch: today.daysSinceEpoch + 1), CivilDate(daysSinceEpoch: today.daysSinceEpoch + 45)]
-            let daysOff = DaysOff(calendar: calendar, dates: offDays, vacationUntil: vacation, years: today.year...(today.year + 1))
-            let days = Set(Weekday.allCases.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element))
-            let alarm = Alarm(id: "p", time: AlarmTime(hour: minuteOfDay / 60, minute: minuteOfDay % 60)!, days: days,
-                              sound: "digital-alarm", skipHolidays: true)
-            guard let fire = AlarmSchedule.nextFire(of: alarm, after: now, in: berlin, daysOff: daysOff) else {
-                Issue.record("an enabled alarm has a next fire after any vacation")
-                return
-            }
-            let fireDay = LocalTime(fire, in: berlin).date
-            #expect(fire > now)
-            #expect(daysOff.skip(alarm, on: fireDay) == nil)
-            #expect(!offDays.contains(fireDay))
-            #expect(calendar?.holidays(in: fireDay.year).contains { $0.date == fireDay } == false)
-            if let vacation { #expect(fireDay.daysSinceEpoch > vacation.daysSinceEpoch) }
-            // Nothing rings in between: every earlier occurrence is skipped.
-            let plain = AlarmSchedule.nextFire(of: alarm, after: now, in: berlin)
-            if let plain, plain < fire {
-                #expect(daysOff.skip(alarm, on: LocalTime(plain, in: berlin).date) != nil)
+            await computeInTurn {
+                let now = Date(timeIntervalSince1970: Double(seconds))
+                let today = LocalTime(now, in: berlin).date
+                let vacation = vacationDays == 0 ? nil : CivilDate(daysSinceEpoch: today.daysSinceEpoch + Int64(vacationDays))
+                let offDays: Set<CivilDate> = [CivilDate(daysSinceEpoch: today.daysSinceEpoch + 1), CivilDate(daysSinceEpoch: today.daysSinceEpoch + 45)]
+                let daysOff = DaysOff(calendar: calendar, dates: offDays, vacationUntil: vacation, years: today.year...(today.year + 1))
+                let days = Set(Weekday.allCases.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element))
+                let alarm = Alarm(id: "p", time: AlarmTime(hour: minuteOfDay / 60, minute: minuteOfDay % 60)!, days: days,
+                                  sound: "digital-alarm", skipHolidays: true)
+                guard let fire = AlarmSchedule.nextFire(of: alarm, after: now, in: berlin, daysOff: daysOff) else {
+                    Issue.record("an enabled alarm has a next fire after any vacation")
+                    return
+                }
+                let fireDay = LocalTime(fire, in: berlin).date
+                #expect(fire > now)
+                #expect(daysOff.skip(alarm, on: fireDay) == nil)
+                #expect(!offDays.contains(fireDay))
+                #expect(calendar?.holidays(in: fireDay.year).contains { $0.date == fireDay } == false)
+                if let vacation { #expect(fireDay.daysSinceEpoch > vacation.daysSinceEpoch) }
+                // Nothing rings in between: every earlier occurrence is skipped.
+                let plain = AlarmSchedule.nextFire(of: alarm, after: now, in: berlin)
+                if let plain, plain < fire {
+                    #expect(daysOff.skip(alarm, on: LocalTime(plain, in: berlin).date) != nil)
+                }
             }
         }
     }

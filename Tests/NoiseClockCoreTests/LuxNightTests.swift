@@ -9,50 +9,51 @@ struct LuxNightTests {
     @Test("against a reading-by-reading model on a 100 ms grid: readings hold until the next, the decision falls on the 30th second, the band between keeps what was, a clock set back restarts the wait")
     func model() async {
         await propertyCheck(count: 200, input: Gen.int(in: 0...Int(Int32.max))) { seed in
-            await yieldToOtherTests()
-            var random = SplitMix64(state: UInt64(seed))
-            let below = Double(random.int(1...20))
-            var night = LuxNight(belowLux: below)
-            var now = Date(timeIntervalSince1970: 1_790_000_000)
-            // The model: the light as the last reading says, and how long it has pointed one way.
-            var modelNight: Bool?
-            var reading: Double?
-            var pointingSince: Date?
-            // Time has come to `now`: a wait of 30 s is over.
-            func decide() {
-                if let since = pointingSince, let current = modelNight, now.timeIntervalSince(since) >= 30 {
-                    modelNight = !current
-                    pointingSince = nil
-                }
-            }
-            for _ in 0..<400 {
-                let context = "seed \(seed), below \(below), at \(now.timeIntervalSince1970)"
-                if random.chance(15) {
-                    // A new reading: dark, the band, or bright.
-                    let lux = [Double(random.int(0...Int(below) - 1)), below + Double(random.int(0...Int(below))), Double(random.int(Int(below) * 2 + 1...500))][random.int(0...2)]
-                    let changed = night.observe(lux, at: now)
-                    reading = lux
-                    if modelNight == nil {
-                        modelNight = lux < below
+            await computeInTurn {
+                var random = SplitMix64(state: UInt64(seed))
+                let below = Double(random.int(1...20))
+                var night = LuxNight(belowLux: below)
+                var now = Date(timeIntervalSince1970: 1_790_000_000)
+                // The model: the light as the last reading says, and how long it has pointed one way.
+                var modelNight: Bool?
+                var reading: Double?
+                var pointingSince: Date?
+                // Time has come to `now`: a wait of 30 s is over.
+                func decide() {
+                    if let since = pointingSince, let current = modelNight, now.timeIntervalSince(since) >= 30 {
+                        modelNight = !current
                         pointingSince = nil
-                        #expect(changed, "the first reading decides; \(context)")
-                    } else if let current = modelNight {
-                        let away = current ? lux > below * 2 : lux < below
-                        if !away { pointingSince = nil } else if pointingSince == nil { pointingSince = now }
+                    }
+                }
+                for _ in 0..<400 {
+                    let context = "seed \(seed), below \(below), at \(now.timeIntervalSince1970)"
+                    if random.chance(15) {
+                        // A new reading: dark, the band, or bright.
+                        let lux = [Double(random.int(0...Int(below) - 1)), below + Double(random.int(0...Int(below))), Double(random.int(Int(below) * 2 + 1...500))][random.int(0...2)]
+                        let changed = night.observe(lux, at: now)
+                        reading = lux
+                        if modelNight == nil {
+                            modelNight = lux < below
+                            pointingSince = nil
+                            #expect(changed, "the first reading decides; \(context)")
+                        } else if let current = modelNight {
+                            let away = current ? lux > below * 2 : lux < below
+                            if !away { pointingSince = nil } else if pointingSince == nil { pointingSince = now }
+                        }
+                        decide()
+                    }
+                    if random.chance(3) {
+                        // The clock set back a little.
+                        now.addTimeInterval(-Double(random.int(1...50)))
+                        _ = night.look(at: now)
+                        if let since = pointingSince, now < since { pointingSince = now }
                     }
                     decide()
-                }
-                if random.chance(3) {
-                    // The clock set back a little.
-                    now.addTimeInterval(-Double(random.int(1...50)))
                     _ = night.look(at: now)
-                    if let since = pointingSince, now < since { pointingSince = now }
+                    #expect(night.isNight == modelNight, "\(String(describing: night.isNight)) vs \(String(describing: modelNight)), reading \(String(describing: reading)); \(context)")
+                    #expect(night.nextDecision == pointingSince.map { $0.addingTimeInterval(30) }, "\(context)")
+                    now.addTimeInterval(Double(random.int(1...40)) / 10)
                 }
-                decide()
-                _ = night.look(at: now)
-                #expect(night.isNight == modelNight, "\(String(describing: night.isNight)) vs \(String(describing: modelNight)), reading \(String(describing: reading)); \(context)")
-                #expect(night.nextDecision == pointingSince.map { $0.addingTimeInterval(30) }, "\(context)")
-                now.addTimeInterval(Double(random.int(1...40)) / 10)
             }
         }
     }

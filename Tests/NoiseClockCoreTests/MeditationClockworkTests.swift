@@ -75,8 +75,9 @@ struct MeditationClockworkTests {
         "random pauses: every gong comes once, in order, on time when the wake-ups are followed, and later by exactly the time paused before it")
     func pauses() async {
         await propertyCheck(count: 300, input: Gen.int(in: 0...Int(Int32.max))) { seed in
-            await yieldToOtherTests()
-            Self.checkPauses(seed: seed)
+            await computeInTurn {
+                Self.checkPauses(seed: seed)
+            }
         }
     }
 
@@ -140,50 +141,51 @@ struct MeditationClockworkTests {
         "walking the wall clock (small steps, late looks, jumps forward and back, pauses): each gong once, in order, never early in session time, no interval gong in the preparation or at or after the end, the completion once")
     func walks() async {
         await propertyCheck(count: 300, input: Gen.int(in: 0...Int(Int32.max))) { seed in
-            await yieldToOtherTests()
-            var dice = SplitMix64(state: UInt64(seed))
-            var timer = Self.randomTimer(&dice)
-            let expected = Self.expectedGongs(timer)
-            var now = timer.startedAt
-            var previous: Date?
-            var reported: [MeditationTimer.Gong] = []
-            for _ in 0..<2000 {
-                let before = timer.sessionTime(at: previous ?? now)
-                let step = MeditationClockwork.step(timer, now: now, previous: previous)
-                let time = step.timer.sessionTime(at: now)
-                if let previous, now < previous {
-                    #expect(abs(time - before) < 1e-6, "seed \(seed): a clock set back keeps the session time")
-                }
-                for due in step.due {
-                    guard let (_, at) = expected.first(where: { $0.0 == due.gong }) else { continue }
-                    #expect(at <= time + MeditationTimer.tolerance, "seed \(seed): \(due.gong) reported early")
-                    if case .interval = due.gong {
-                        #expect(at > timer.preparation && at < timer.preparation + timer.duration, "seed \(seed)")
+            await computeInTurn {
+                var dice = SplitMix64(state: UInt64(seed))
+                var timer = Self.randomTimer(&dice)
+                let expected = Self.expectedGongs(timer)
+                var now = timer.startedAt
+                var previous: Date?
+                var reported: [MeditationTimer.Gong] = []
+                for _ in 0..<2000 {
+                    let before = timer.sessionTime(at: previous ?? now)
+                    let step = MeditationClockwork.step(timer, now: now, previous: previous)
+                    let time = step.timer.sessionTime(at: now)
+                    if let previous, now < previous {
+                        #expect(abs(time - before) < 1e-6, "seed \(seed): a clock set back keeps the session time")
+                    }
+                    for due in step.due {
+                        guard let (_, at) = expected.first(where: { $0.0 == due.gong }) else { continue }
+                        #expect(at <= time + MeditationTimer.tolerance, "seed \(seed): \(due.gong) reported early")
+                        if case .interval = due.gong {
+                            #expect(at > timer.preparation && at < timer.preparation + timer.duration, "seed \(seed)")
+                        }
+                    }
+                    reported += step.due.map(\.gong)
+                    timer = step.timer
+                    previous = now
+                    if step.phase == .completed { break }
+                    switch dice.int(0...99) {
+                    case 0..<40: now = step.wake ?? now.addingTimeInterval(dice.seconds(1...600))
+                    case 40..<60: now = now.addingTimeInterval(dice.seconds(0...90))
+                    case 60..<70: now = now.addingTimeInterval(dice.seconds(60...3600))
+                    case 70..<80: now = now.addingTimeInterval(-dice.seconds(1...3600))
+                    case 80..<90: _ = timer.isPaused ? timer.resume(at: now) : timer.pause(at: now)
+                    default: now = (step.wake ?? now).addingTimeInterval(dice.seconds(0...5))
                     }
                 }
-                reported += step.due.map(\.gong)
-                timer = step.timer
-                previous = now
-                if step.phase == .completed { break }
-                switch dice.int(0...99) {
-                case 0..<40: now = step.wake ?? now.addingTimeInterval(dice.seconds(1...600))
-                case 40..<60: now = now.addingTimeInterval(dice.seconds(0...90))
-                case 60..<70: now = now.addingTimeInterval(dice.seconds(60...3600))
-                case 70..<80: now = now.addingTimeInterval(-dice.seconds(1...3600))
-                case 80..<90: _ = timer.isPaused ? timer.resume(at: now) : timer.pause(at: now)
-                default: now = (step.wake ?? now).addingTimeInterval(dice.seconds(0...5))
+                if timer.isPaused { timer.resume(at: now) }
+                while timer.handled < expected.count {
+                    now = now.addingTimeInterval(600)
+                    let step = MeditationClockwork.step(timer, now: now, previous: previous)
+                    reported += step.due.map(\.gong)
+                    timer = step.timer
+                    previous = now
                 }
+                #expect(reported == expected.map(\.0), "seed \(seed): \(reported)")
+                #expect(reported.filter { $0 == .completion }.count == 1)
             }
-            if timer.isPaused { timer.resume(at: now) }
-            while timer.handled < expected.count {
-                now = now.addingTimeInterval(600)
-                let step = MeditationClockwork.step(timer, now: now, previous: previous)
-                reported += step.due.map(\.gong)
-                timer = step.timer
-                previous = now
-            }
-            #expect(reported == expected.map(\.0), "seed \(seed): \(reported)")
-            #expect(reported.filter { $0 == .completion }.count == 1)
         }
     }
 }

@@ -82,36 +82,37 @@ struct MeditationHistoryTests {
         let calendar = calendar(in: name)
         let changes = Self.changeDays(name)
         await propertyCheck(count: 200, input: Gen.int(in: 0...Int(Int32.max))) { seed in
-            await yieldToOtherTests()
-            var random = seed
-            func roll(_ range: ClosedRange<Int>) -> Int {
-                random = (random &* 1_103_515_245 &+ 12345) & 0x7FFF_FFFF
-                return range.lowerBound + random % range.count
-            }
-            let change = changes[roll(0...(changes.count - 1))]
-            var records: [MeditationRecord] = []
-            for _ in 0..<roll(0...30) {
-                let day = calendar.date(byAdding: .day, value: roll(-12...3), to: change) ?? change
-                // Near midnight (either side) or anywhere in the day.
-                let offset = roll(0...2) == 0 ? roll(0...86_399) : roll(-5400...5400)
-                records.append(MeditationRecord(startedAt: day.addingTimeInterval(Double(offset)), minutes: roll(0...60), kind: .timed, completed: true))
-            }
-            records.sort { $0.startedAt < $1.startedAt }
-            var history = MeditationHistory()
-            for record in records { history.append(record) }
-            let now = (calendar.date(byAdding: .day, value: roll(-3...8), to: change) ?? change)
-                .addingTimeInterval(Double(roll(0...2) == 0 ? roll(-120...120) : roll(0...86_399)))
-            let stats = MeditationStats(history, now: now, zone: zone)
-            #expect(stats == Self.bruteForce(records, now: now, zone: name), "seed \(seed), now \(now)")
-            if let change = MeditationStats.nextChange(history, now: now, zone: zone) {
-                #expect(change > now)
-                #expect(calendar.startOfDay(for: change) == change, "seed \(seed): changes at a local midnight")
-                #expect(MeditationStats(history, now: change.addingTimeInterval(-0.001), zone: zone) == stats)
-                #expect(Self.bruteForce(records, now: change, zone: name) != stats)
-            } else {
-                for ahead in 1...10 {
-                    let later = calendar.date(byAdding: .day, value: ahead, to: now) ?? now
-                    #expect(Self.bruteForce(records, now: later, zone: name) == stats, "seed \(seed): nothing changes, yet day +\(ahead) differs")
+            await computeInTurn {
+                var random = seed
+                func roll(_ range: ClosedRange<Int>) -> Int {
+                    random = (random &* 1_103_515_245 &+ 12345) & 0x7FFF_FFFF
+                    return range.lowerBound + random % range.count
+                }
+                let change = changes[roll(0...(changes.count - 1))]
+                var records: [MeditationRecord] = []
+                for _ in 0..<roll(0...30) {
+                    let day = calendar.date(byAdding: .day, value: roll(-12...3), to: change) ?? change
+                    // Near midnight (either side) or anywhere in the day.
+                    let offset = roll(0...2) == 0 ? roll(0...86_399) : roll(-5400...5400)
+                    records.append(MeditationRecord(startedAt: day.addingTimeInterval(Double(offset)), minutes: roll(0...60), kind: .timed, completed: true))
+                }
+                records.sort { $0.startedAt < $1.startedAt }
+                var history = MeditationHistory()
+                for record in records { history.append(record) }
+                let now = (calendar.date(byAdding: .day, value: roll(-3...8), to: change) ?? change)
+                    .addingTimeInterval(Double(roll(0...2) == 0 ? roll(-120...120) : roll(0...86_399)))
+                let stats = MeditationStats(history, now: now, zone: zone)
+                #expect(stats == Self.bruteForce(records, now: now, zone: name), "seed \(seed), now \(now)")
+                if let change = MeditationStats.nextChange(history, now: now, zone: zone) {
+                    #expect(change > now)
+                    #expect(calendar.startOfDay(for: change) == change, "seed \(seed): changes at a local midnight")
+                    #expect(MeditationStats(history, now: change.addingTimeInterval(-0.001), zone: zone) == stats)
+                    #expect(Self.bruteForce(records, now: change, zone: name) != stats)
+                } else {
+                    for ahead in 1...10 {
+                        let later = calendar.date(byAdding: .day, value: ahead, to: now) ?? now
+                        #expect(Self.bruteForce(records, now: later, zone: name) == stats, "seed \(seed): nothing changes, yet day +\(ahead) differs")
+                    }
                 }
             }
         }

@@ -109,41 +109,42 @@ struct NightLightTests {
     @Test("walking time with the wall clock set back now and then (each noticed at the next look): the light shines exactly off_after_min of real time, ending at the first look from then on; a restart after a set-back never leaves more than its minutes")
     func setBack() async {
         await propertyCheck(count: 200, input: Gen.int(in: 0...Int(Int32.max))) { seed in
-            await yieldToOtherTests()
-            var random = SplitMix64(state: UInt64(seed))
-            let minutes = random.int(1...120)
-            var wall = t0
-            var elapsed: TimeInterval = 0
-            var light = (try? apply(NightLight(), ["on": true, "off_after_min": .number(Double(minutes))], at: wall)) ?? NightLight()
-            var last: Date? = wall
-            while light.on {
-                if random.int(0...5) == 0 {
-                    // Set back by up to two hours, and looked at right away (the node's clockwork
-                    // is woken by a change of the wall clock): no real time passes.
-                    wall = wall.addingTimeInterval(-TimeInterval(random.int(1...7200)))
+            await computeInTurn {
+                var random = SplitMix64(state: UInt64(seed))
+                let minutes = random.int(1...120)
+                var wall = t0
+                var elapsed: TimeInterval = 0
+                var light = (try? apply(NightLight(), ["on": true, "off_after_min": .number(Double(minutes))], at: wall)) ?? NightLight()
+                var last: Date? = wall
+                while light.on {
+                    if random.int(0...5) == 0 {
+                        // Set back by up to two hours, and looked at right away (the node's clockwork
+                        // is woken by a change of the wall clock): no real time passes.
+                        wall = wall.addingTimeInterval(-TimeInterval(random.int(1...7200)))
+                        light = light.expired(at: wall, lastLook: last)
+                        last = wall
+                        #expect(light.on, "a set-back alone never ends it")
+                    }
+                    let step = TimeInterval(random.int(1...400))
+                    elapsed += step
+                    wall = wall.addingTimeInterval(step)
                     light = light.expired(at: wall, lastLook: last)
                     last = wall
-                    #expect(light.on, "a set-back alone never ends it")
-                }
-                let step = TimeInterval(random.int(1...400))
-                elapsed += step
-                wall = wall.addingTimeInterval(step)
-                light = light.expired(at: wall, lastLook: last)
-                last = wall
-                if light.on {
-                    #expect(elapsed < TimeInterval(minutes * 60), "on after \(elapsed) s of \(minutes) min")
-                    if let end = light.offAt {
-                        #expect(abs(end.timeIntervalSince(wall) - (TimeInterval(minutes * 60) - elapsed)) < 0.001)
+                    if light.on {
+                        #expect(elapsed < TimeInterval(minutes * 60), "on after \(elapsed) s of \(minutes) min")
+                        if let end = light.offAt {
+                            #expect(abs(end.timeIntervalSince(wall) - (TimeInterval(minutes * 60) - elapsed)) < 0.001)
+                        }
+                    } else {
+                        #expect(elapsed >= TimeInterval(minutes * 60), "off after \(elapsed) s of \(minutes) min")
+                        #expect(elapsed - step < TimeInterval(minutes * 60), "the look before was already past the end")
                     }
-                } else {
-                    #expect(elapsed >= TimeInterval(minutes * 60), "off after \(elapsed) s of \(minutes) min")
-                    #expect(elapsed - step < TimeInterval(minutes * 60), "the look before was already past the end")
                 }
+                // A restart (no previous look) after the clock went back by hours: at most its minutes from now.
+                let relit = (try? apply(NightLight(), ["on": true, "off_after_min": .number(Double(minutes))], at: t0)) ?? NightLight()
+                let restarted = relit.expired(at: t0.addingTimeInterval(-10_000))
+                #expect(restarted.offAt == t0.addingTimeInterval(-10_000 + TimeInterval(minutes * 60)))
             }
-            // A restart (no previous look) after the clock went back by hours: at most its minutes from now.
-            let relit = (try? apply(NightLight(), ["on": true, "off_after_min": .number(Double(minutes))], at: t0)) ?? NightLight()
-            let restarted = relit.expired(at: t0.addingTimeInterval(-10_000))
-            #expect(restarted.offAt == t0.addingTimeInterval(-10_000 + TimeInterval(minutes * 60)))
         }
     }
 }

@@ -15,8 +15,9 @@ struct SunriseWalkTests {
             return
         }
         await propertyCheck(count: 40, input: Gen.int(in: 0...Int(Int32.max))) { seed in
-            await yieldToOtherTests()
-            walk(seed: UInt64(seed), zone: zone)
+            await computeInTurn {
+                walk(seed: UInt64(seed), zone: zone)
+            }
         }
     }
 

@@ -51,10 +51,10 @@ struct BatteryServiceTests {
         try await whileRunning({ await service.run() }, body)
     }
 
-    /// Waits until `count` messages are on `topic`, and returns them.
+    /// Waits until `count` messages are on `topic` (on the publishes, not a time), and returns them.
     @discardableResult
     private func waitFor(_ count: Int, on topic: String) async -> [MQTTMessage] {
-        _ = await eventually { transport.published(on: topic).count >= count }
+        _ = await transport.waitUntilPublished { published in published.count { $0.topic == topic } >= count }
         return transport.published(on: topic)
     }
 

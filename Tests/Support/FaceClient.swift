@@ -193,13 +193,17 @@ public final class FaceWebSocket: Sendable {
     }
 
     /// Sends a command and waits for the response with its id; returns the response's payload.
-    public func command(_ verb: String, payload: String? = nil, id: String = UUID().uuidString, timeout: Duration = .seconds(10))
-        async throws -> JSONValue
-    {
+    /// The wait is for the response, not a time: a stored command is answered once its write is
+    /// durable, which at the start of a whole run (dozens of nodes and brokers writing at once
+    /// beside two busy loops) once took over 10 s. `hangGuard` only ends a wait for a response that
+    /// never comes (then it throws).
+    public func command(
+        _ verb: String, payload: String? = nil, id: String = UUID().uuidString, hangGuard: Duration = .seconds(300)
+    ) async throws -> JSONValue {
         let frame = #"{"type":"command","verb":"\#(verb)","id":"\#(id)""# + (payload.map { #","payload":\#($0)"# } ?? "") + "}"
         let inbox = self.inbox
         let timer = Task {
-            try await Task.sleep(for: timeout)
+            try await Task.sleep(for: hangGuard)
             inbox.abandon(id)
         }
         defer { timer.cancel() }
