@@ -95,7 +95,7 @@ struct FaceTests {
             for _ in 0..<3 where !matched {
                 let state = try #require(try await FaceHTTP.request(port: port, path: "/api/state").json?.objectValue)
                 let retained = try await withClient(port: node.port, subscriptions: ["\(node.topics.node)/#"]) { fresh in
-                    _ = await eventually { Set(fresh.messages.map(\.topic)).count >= state.count + 1 }
+                    _ = await eventually(timeout: .seconds(5)) { Set(fresh.messages.map(\.topic)).count >= state.count + 1 }
                     return Dictionary(fresh.messages.filter(\.retain).map { ($0.topic, $0.payload) }) { _, last in last }
                 }
                 let fromBroker = retained.filter { $0.key != node.topics.availability }

@@ -143,8 +143,16 @@ private func canBind(_ port: Int) -> Bool {
     } == 0
 }
 
+/// How long a wait for an event (a message, an answer, a count reached) goes on when no timeout is
+/// given: the wait is for the event, and this only ends one that never comes, so that the test
+/// fails instead of hanging. Not a time budget: at the start of a whole `make test` dozens of nodes,
+/// brokers and browsers start at once on two cores (beside two busy loops in the ten-run check),
+/// and budgets of 5 and 10 s, met on an idle machine, ran out there while the event was on its way.
+/// A test about time sets its own window.
+public let eventHangGuard = Duration.seconds(300)
+
 /// Polls `condition` until it holds or `timeout` passes.
-public func eventually(timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
+public func eventually(timeout: Duration = eventHangGuard, _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return true }

@@ -174,7 +174,7 @@ public final class FaceWebSocket: Sendable {
             .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handshake) } }
             .connect(host: host, port: port).get()
         self.inbox = inbox
-        let settled = await eventually(timeout: .seconds(10)) { handshake.outcome.withLock { $0 != nil } }
+        let settled = await eventually { handshake.outcome.withLock { $0 != nil } }
         guard settled, case .upgraded = handshake.outcome.withLock({ $0 }) else {
             try? await channel.close()
             if case .refused(let response) = handshake.outcome.withLock({ $0 }) { throw Refused(response: response) }
@@ -193,17 +193,15 @@ public final class FaceWebSocket: Sendable {
     }
 
     /// Sends a command and waits for the response with its id; returns the response's payload.
-    /// The wait is for the response, not a time: a stored command is answered once its write is
-    /// durable, which at the start of a whole run (dozens of nodes and brokers writing at once
-    /// beside two busy loops) once took over 10 s. `hangGuard` only ends a wait for a response that
-    /// never comes (then it throws).
+    /// The wait is for the response (a stored command once took over 10 s at the start of a
+    /// loaded run); `timeout` only ends a wait for one that never comes (then it throws).
     public func command(
-        _ verb: String, payload: String? = nil, id: String = UUID().uuidString, hangGuard: Duration = .seconds(300)
+        _ verb: String, payload: String? = nil, id: String = UUID().uuidString, timeout: Duration = eventHangGuard
     ) async throws -> JSONValue {
         let frame = #"{"type":"command","verb":"\#(verb)","id":"\#(id)""# + (payload.map { #","payload":\#($0)"# } ?? "") + "}"
         let inbox = self.inbox
         let timer = Task {
-            try await Task.sleep(for: hangGuard)
+            try await Task.sleep(for: timeout)
             inbox.abandon(id)
         }
         defer { timer.cancel() }
@@ -231,7 +229,7 @@ public final class FaceWebSocket: Sendable {
     }
 
     /// The first message satisfying `predicate`, waiting up to `timeout`.
-    public func waitFor(timeout: Duration = .seconds(10), _ predicate: @escaping (JSONValue) -> Bool) async -> JSONValue? {
+    public func waitFor(timeout: Duration = eventHangGuard, _ predicate: @escaping (JSONValue) -> Bool) async -> JSONValue? {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let found = messages.first(where: predicate) { return found }
@@ -245,7 +243,7 @@ public final class FaceWebSocket: Sendable {
         messages.last { $0["type"] == "state" && $0["topic"] == .string(topic) }?["payload"]
     }
 
-    public func waitUntilClosed(timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitUntilClosed(timeout: Duration = eventHangGuard) async -> Bool {
         await eventually(timeout: timeout) { isClosed }
     }
 

@@ -82,7 +82,7 @@ public final class TestClient: Sendable {
     public func clear() { inbox.items.withLock { $0.removeAll() } }
 
     /// The first message on `topic` that satisfies `predicate`, waiting up to `timeout`.
-    public func waitFor(_ topic: String, timeout: Duration = .seconds(10), where predicate: @Sendable (MQTTMessage) -> Bool = { _ in true })
+    public func waitFor(_ topic: String, timeout: Duration = eventHangGuard, where predicate: @Sendable (MQTTMessage) -> Bool = { _ in true })
         async -> MQTTMessage?
     {
         var found: MQTTMessage?
@@ -102,7 +102,7 @@ public final class TestClient: Sendable {
     }
 
     /// Sends a command with an MQTT 5 Response Topic and Correlation Data and returns the parsed answer.
-    public func request(_ topics: Topics, _ verb: String, _ payload: String = "", timeout: Duration = .seconds(10)) async throws -> JSONValue {
+    public func request(_ topics: Topics, _ verb: String, _ payload: String = "", timeout: Duration = eventHangGuard) async throws -> JSONValue {
         let correlation = Array(UUID().uuidString.utf8)
         let responseTopic = "\(topics.node)/response/test/\(UUID().uuidString.prefix(8))"
         // The answer must find a subscription in place: one of the start's, or a new one once
@@ -133,7 +133,7 @@ extension TestClient {
     }
 
     /// Waits until the latest message on `topic` satisfies `predicate`; returns it (or the last seen).
-    public func latest(_ topic: String, timeout: Duration = .seconds(10), where predicate: (JSONValue) -> Bool) async -> JSONValue? {
+    public func latest(_ topic: String, timeout: Duration = eventHangGuard, where predicate: (JSONValue) -> Bool) async -> JSONValue? {
         var found: JSONValue?
         _ = await eventually(timeout: timeout) {
             found = latest(topic)

@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import Logging
 import NoiseClockCore
+import NoiseClockTestSupport
 import Synchronization
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 /// Polls `condition` on the real clock until it holds or `timeout` passes; returns whether it held.
 /// Used instead of fixed sleeps to wait for work done on other tasks.
 func eventually(
-    timeout: Duration = .seconds(5), pollingEvery interval: Duration = .milliseconds(2),
+    timeout: Duration = eventHangGuard, pollingEvery interval: Duration = .milliseconds(2),
     _ condition: @Sendable () async -> Bool
 ) async -> Bool {
     let deadline = ContinuousClock.now.advanced(by: timeout)
