@@ -44,7 +44,11 @@ final class FaceHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func armTimer(_ context: ChannelHandlerContext) {
         requestTimer?.cancel()
         let channel = context.channel
-        requestTimer = context.eventLoop.scheduleTask(in: server.options.requestTimeout) { channel.close(promise: nil) }
+        let logger = server.logger
+        requestTimer = context.eventLoop.scheduleTask(in: server.options.requestTimeout) {
+            logger.debug("face connection closed: no whole request in time", metadata: ["client": "\(channel.remoteAddress?.port ?? 0)"])
+            channel.close(promise: nil)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -82,7 +82,9 @@ public final class FaceServer: Sendable {
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: options.maxFrameBytes, automaticErrorHandling: true,
             shouldUpgrade: { channel, head in
-                channel.eventLoop.makeSucceededFuture(server.upgradeVerdict(head) == .allowed ? server.securityHeaders() : nil)
+                let allowed = server.upgradeVerdict(head) == .allowed
+                server.logger.debug("face WebSocket upgrade asked", metadata: ["client": "\(channel.remoteAddress?.port ?? 0)", "allowed": "\(allowed)"])
+                return channel.eventLoop.makeSucceededFuture(allowed ? server.securityHeaders() : nil)
             },
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {

@@ -29,6 +29,7 @@ final class FaceWebSocketHandler: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         server.clients.add(context.channel, server: server)
+        server.logger.debug("face WebSocket client added", metadata: ["client": "\(context.channel.remoteAddress?.port ?? 0)"])
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

@@ -16,7 +16,8 @@ struct FaceServerTests {
     ) async throws {
         let hub = StateHub()
         var logger = Logger(label: "face-test")
-        logger.logLevel = .warning
+        // Each connection's upgrade, client and request timeout is logged: a failure shows its story.
+        logger.logLevel = .debug
         let server = FaceServer(
             access: FaceAccess(token: token), hub: hub, options: options, logger: logger,
             respond: { verb, payload in
