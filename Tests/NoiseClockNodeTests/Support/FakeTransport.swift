@@ -2,6 +2,7 @@ import Foundation
 import NoiseClockCore
 import NoiseClockMQTT
 import NoiseClockSystem
+import NoiseClockTestSupport
 import Synchronization
 
 /// An `MQTTTransport` without a broker: it records what the node publishes and subscribes to, and
@@ -132,14 +133,14 @@ final class FakeTransport: MQTTTransport {
     /// budget of seconds was sometimes spent before they were scheduled at all. `hangGuard` only
     /// ends a wait for a publish that never comes (the test then fails on what there is).
     @discardableResult
-    func waitForPublished(count: Int, hangGuard: Duration = .seconds(300)) async -> [MQTTMessage] {
+    func waitForPublished(count: Int, hangGuard: Duration = eventHangGuard) async -> [MQTTMessage] {
         _ = await waitUntilPublished(hangGuard: hangGuard) { $0.count >= count }
         return published
     }
 
     /// Waits until what was published satisfies `ready` (looked at after each publish); false
     /// when `hangGuard` ended the wait first.
-    func waitUntilPublished(hangGuard: Duration = .seconds(300), _ ready: @escaping @Sendable ([MQTTMessage]) -> Bool) async -> Bool {
+    func waitUntilPublished(hangGuard: Duration = eventHangGuard, _ ready: @escaping @Sendable ([MQTTMessage]) -> Bool) async -> Bool {
         let id = state.withLock { state in
             state.nextWaiter += 1
             return state.nextWaiter
