@@ -13,6 +13,16 @@ import Testing
 /// answering pings, nor show when a client's packets arrive.
 private final class ScriptedBroker: @unchecked Sendable {
     // @unchecked Sendable: `listener` and `answersPings` are set once; the rest is under `state`.
+    /// The descriptors still open, under `state`: each is closed with its number taken out under
+    /// the lock, so `close` never shuts down a number that a socket of another test now holds
+    /// (the process opens and closes sockets by the hundred; shutting down a reused number ended
+    /// a face test's WebSocket connection from under it).
+    struct Sockets {
+        var packets: [Packet] = []
+        var connections = 0
+        var open: Set<Int32> = []
+        var listening = true
+    }
     struct Packet: Sendable {
         /// The MQTT packet type: 1 CONNECT, 3 PUBLISH, 12 PINGREQ, 14 DISCONNECT, …
         var type: UInt8
@@ -24,7 +34,7 @@ private final class ScriptedBroker: @unchecked Sendable {
     let port: Int
     private let listener: Int32
     private let answersPings: Bool
-    private let state = Mutex<(packets: [Packet], connections: [Int32])>(([], []))
+    private let state = Mutex(Sockets())
 
     init(answersPings: Bool = true) throws {
         self.answersPings = answersPings
@@ -44,11 +54,11 @@ private final class ScriptedBroker: @unchecked Sendable {
         Thread { [self] in acceptConnections() }.start()
     }
 
-    /// Stops listening and ends every connection.
+    /// Stops listening and ends every connection still open (each thread then closes its own).
     func close() {
-        shutdown(listener, Int32(SHUT_RDWR))
         state.withLock { state in
-            for connection in state.connections { shutdown(connection, Int32(SHUT_RDWR)) }
+            if state.listening { shutdown(listener, Int32(SHUT_RDWR)) }
+            for connection in state.open { shutdown(connection, Int32(SHUT_RDWR)) }
         }
     }
 
@@ -61,16 +71,25 @@ private final class ScriptedBroker: @unchecked Sendable {
             let connection = accept(listener, nil, nil)
             if connection < 0 { break }
             let index = state.withLock { state in
-                state.connections.append(connection)
-                return state.connections.count - 1
+                state.open.insert(connection)
+                defer { state.connections += 1 }
+                return state.connections
             }
             Thread { [self] in serve(connection, index) }.start()
         }
-        Glibc.close(listener)
+        state.withLock { state in
+            state.listening = false
+            Glibc.close(listener)
+        }
     }
 
     private func serve(_ connection: Int32, _ index: Int) {
-        defer { Glibc.close(connection) }
+        defer {
+            state.withLock { state in
+                state.open.remove(connection)
+                Glibc.close(connection)
+            }
+        }
         while let (header, body) = readPacket(connection) {
             let type = header >> 4
             state.withLock { $0.packets.append(Packet(type: type, connection: index, at: .now)) }

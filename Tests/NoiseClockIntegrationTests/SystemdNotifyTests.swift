@@ -15,6 +15,9 @@ final class NotifySocket: @unchecked Sendable {
     let fd: Int32
     let received = Mutex<[(at: ContinuousClock.Instant, text: String)]>([])
     private var reader: Thread?
+    /// Signalled by the reader once it has closed the socket: only it closes it, after its last
+    /// `recv`, so no `recv` can ever read a number that another socket of the process now holds.
+    private let finished = DispatchSemaphore(value: 0)
 
     init(path: String) throws {
         self.path = path
@@ -42,6 +45,8 @@ final class NotifySocket: @unchecked Sendable {
                     received.withLock { $0.append((.now, text)) }
                 }
             }
+            close(fd)
+            finished.signal()
         }
         reader = thread
         thread.start()
@@ -49,10 +54,10 @@ final class NotifySocket: @unchecked Sendable {
 
     var messages: [String] { received.withLock { $0.map(\.text) } }
 
+    /// Ends the reader (within its 100 ms receive timeout), which closes the socket.
     func stop() {
         reader?.cancel()
-        usleep(200_000)
-        close(fd)
+        finished.wait()
         if !path.hasPrefix("@") { unlink(path) }
     }
 }
