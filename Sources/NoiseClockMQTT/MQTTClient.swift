@@ -71,8 +71,9 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
 
         keepaliveTimer = nc_mqtt_timerfd_create()
         guard keepaliveTimer >= 0 else { throw MQTTError(operation: "timerfd", code: .system) }
+        // Every stored property is set from here: a throw runs `deinit`, which closes the timer
+        // (closing it here too would close a number some other thread may have reused).
         guard let handle = mosquitto_new(options.clientID, true, Unmanaged.passUnretained(self).toOpaque()) else {
-            close(keepaliveTimer)
             throw MQTTError(operation: "mosquitto_new", code: .noMemory)
         }
         self.handle = handle
@@ -107,7 +108,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         messageContinuation.finish()
         eventContinuation.finish()
         if let handle { mosquitto_destroy(handle) }
-        close(keepaliveTimer)
+        if keepaliveTimer >= 0 { close(keepaliveTimer) }
     }
 
     private static let initializeLibrary: Void = { _ = mosquitto_lib_init() }()
