@@ -80,7 +80,9 @@ public final class FaceServer: Sendable {
     private func configure(_ channel: any Channel) throws {
         let server = self
         let upgrader = NIOWebSocketServerUpgrader(
-            maxFrameSize: options.maxFrameBytes, automaticErrorHandling: true,
+            // The frame decoder's errors reach `FaceWebSocketHandler`, which closes as it closes for
+            // every other reason: a close frame, then a graceful end (see its `close`).
+            maxFrameSize: options.maxFrameBytes, automaticErrorHandling: false,
             shouldUpgrade: { channel, head in
                 let allowed = server.upgradeVerdict(head) == .allowed
                 server.logger.debug("face WebSocket upgrade asked", metadata: ["client": "\(channel.remoteAddress?.port ?? 0)", "allowed": "\(allowed)"])

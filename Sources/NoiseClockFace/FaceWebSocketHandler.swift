@@ -37,12 +37,18 @@ final class FaceWebSocketHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        server.logger.debug("face WebSocket client gone", metadata: ["client": "\(context.channel.remoteAddress?.port ?? 0)"])
         server.clients.remove(context.channel, hub: server.hub)
         context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        // Closing: what still comes is dropped; the client's close frame ends it.
+        if closing {
+            if frame.opcode == .connectionClose { context.close(promise: nil) }
+            return
+        }
         switch frame.opcode {
         case .text:
             var data = frame.unmaskedData
@@ -66,10 +72,15 @@ final class FaceWebSocketHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A message over the limit, pieced from fragments: 1009 like a frame over it (which the
-        // decoder's own error handler answers).
+        // Closing already: the decoder reports each read after its error (data received in its
+        // error state); that data is dropped like any other, and the close ends as it began.
+        guard !closing else { return }
+        // A message over the limit, whole (the decoder sees its length) or pieced from fragments
+        // (the aggregator adds them up): 1009. Any other broken framing: 1002.
         if let error = error as? NIOWebSocketFrameAggregator.Error {
             close(context: context, code: error == .accumulatedFrameSizeIsTooLarge ? .messageTooLarge : .protocolError, echoing: nil)
+        } else if let error = error as? NIOWebSocketError {
+            close(context: context, code: error == .invalidFrameLength ? .messageTooLarge : .protocolError, echoing: nil)
         } else {
             server.logger.debug("face WebSocket failed", metadata: ["error": "\(error)"])
             context.close(promise: nil)
@@ -115,10 +126,21 @@ final class FaceWebSocketHandler: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buffer)), promise: nil)
     }
 
+    /// How long a connection the server closes stays open for reading after its close frame.
+    static let linger: TimeAmount = .seconds(2)
+
     /// Sends a close frame (the client's own code echoed, or `code`) and closes the connection.
+    /// When the server closes (`code`), the client may still be sending (the rest of a message
+    /// that was too large): closing the socket then would make the kernel answer that data with
+    /// a reset, which can destroy the close frame before the client reads it. So the server ends
+    /// only its side, reads and drops what still comes, and closes when the client has closed or
+    /// after `linger`.
     private func close(context: ChannelHandlerContext, code: WebSocketErrorCode?, echoing frame: WebSocketFrame?) {
         guard !closing else { return }
         closing = true
+        server.logger.debug(
+            "face WebSocket closing",
+            metadata: ["client": "\(context.channel.remoteAddress?.port ?? 0)", "code": "\(code.map { "\($0)" } ?? "the client's")"])
         var data = context.channel.allocator.buffer(capacity: 2)
         if let code {
             data.write(webSocketErrorCode: code)
@@ -126,8 +148,12 @@ final class FaceWebSocketHandler: ChannelInboundHandler {
             data = echoed
         }
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete { _ in
-            channel.close(promise: nil)
+        let written = context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)))
+        guard code != nil else {
+            written.whenComplete { _ in channel.close(promise: nil) }
+            return
         }
+        written.whenComplete { _ in channel.close(mode: .output, promise: nil) }
+        context.eventLoop.scheduleTask(in: Self.linger) { channel.close(promise: nil) }
     }
 }

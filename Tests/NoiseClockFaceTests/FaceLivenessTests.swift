@@ -51,9 +51,10 @@ struct FaceLivenessTests {
         try await withServer(pingInterval: .milliseconds(200)) { _, port in
             let socket = try await FaceWebSocket(port: port)
             defer { Task { await socket.close() } }
-            // However late they come on a busy machine, pings come.
+            // However late they come on a busy machine, pings come. (Whether this client stays is
+            // not asked here: at 200 ms a loaded machine can delay its answers past two pings, and
+            // then closing it is right; the test above keeps a lively client without a timer.)
             #expect(await eventually(timeout: .seconds(60)) { socket.pingsReceived >= 2 })
-            #expect(!socket.isClosed)
         }
     }
 }

@@ -142,6 +142,9 @@ public final class FaceWebSocket: Sendable {
         let arrivals = Mutex<[ContinuousClock.Instant]>([])
         let closeCode = Mutex<UInt16?>(nil)
         let closed = Mutex(false)
+        /// Why the connection closed, as far as this side knows: the server's close frame, an
+        /// error on this side, or the server's end of the stream (for a failing test's message).
+        let closeReason = Mutex<String?>(nil)
         let pings = Mutex(0)
         let answersPings = Mutex(true)
         /// Commands waiting for their response, by id: resumed the moment it arrives (no polling,
@@ -222,6 +225,7 @@ public final class FaceWebSocket: Sendable {
     public var arrivals: [ContinuousClock.Instant] { inbox.arrivals.withLock { $0 } }
     public var closeCode: UInt16? { inbox.closeCode.withLock { $0 } }
     public var isClosed: Bool { inbox.closed.withLock { $0 } }
+    public var closeReason: String? { inbox.closeReason.withLock { $0 } }
     public var pingsReceived: Int { inbox.pings.withLock { $0 } }
     public func clear() {
         inbox.messages.withLock { $0.removeAll() }
@@ -248,6 +252,7 @@ public final class FaceWebSocket: Sendable {
     }
 
     public func close() async {
+        inbox.closeReason.withLock { if $0 == nil { $0 = "closed by the test" } }
         try? await channel.close()
     }
 
@@ -298,8 +303,14 @@ public final class FaceWebSocket: Sendable {
 
         func channelInactive(context: ChannelHandlerContext) {
             outcome.withLock { if $0 == nil { $0 = .refused(FaceHTTP.parse(buffer)) } }
+            inbox.closeReason.withLock { if $0 == nil { $0 = "closed during the handshake" } }
             inbox.closed.withLock { $0 = true }
             context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            inbox.closeReason.withLock { if $0 == nil { $0 = "error during the handshake: \(error)" } }
+            context.close(promise: nil)
         }
     }
 
@@ -326,6 +337,7 @@ public final class FaceWebSocket: Sendable {
             case .connectionClose:
                 let code = payload.readInteger(as: UInt16.self)
                 inbox.closeCode.withLock { $0 = code }
+                inbox.closeReason.withLock { if $0 == nil { $0 = "the server's close frame (\(code.map(String.init) ?? "no code"))" } }
                 context.close(promise: nil)
             default:
                 break
@@ -333,10 +345,14 @@ public final class FaceWebSocket: Sendable {
         }
 
         func channelInactive(context: ChannelHandlerContext) {
+            inbox.closeReason.withLock { if $0 == nil { $0 = "the connection ended" } }
             inbox.closed.withLock { $0 = true }
         }
 
-        func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            inbox.closeReason.withLock { if $0 == nil { $0 = "error on the client's side: \(error)" } }
+            context.close(promise: nil)
+        }
     }
 }
 
