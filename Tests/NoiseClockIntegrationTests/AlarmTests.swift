@@ -61,7 +61,7 @@ struct AlarmTests {
 
     func stop(_ process: ChildProcess) async {
         process.signal(SIGTERM)
-        #expect(await process.waitForExit(timeout: .seconds(5)) == 0, "no clean stop; log:\n\(process.log)")
+        #expect(await process.waitForExit(timeout: eventHangGuard) == 0, "no clean stop; log:\n\(process.log)")
     }
 
     @Test("a one-shot alarm rings with a rising tone, snoozes, rings again at the snooze's end, is dismissed and disables itself")
@@ -234,7 +234,7 @@ struct AlarmTests {
             let until = at(untilText)
 
             process.signal(SIGKILL)
-            _ = await process.waitForExit(timeout: .seconds(5))
+            _ = await process.waitForExit(timeout: eventHangGuard)
             client.clear()
             process = try await node.startOnline(seenBy: client)
             let state = await client.latest(node.topics.alarmState) { $0["state"] == "snoozed" }

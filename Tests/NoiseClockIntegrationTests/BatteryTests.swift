@@ -56,7 +56,7 @@ struct BatteryTests {
             // UPower leaves the bus: the node stays up and says the battery is not known.
             client.clear()
             await upower.kill()
-            let gone = await client.waitFor(node.topics.battery, timeout: .seconds(5)) { (try? JSONValue.parse($0.payload)["present"]) == false }
+            let gone = await client.waitFor(node.topics.battery) { (try? JSONValue.parse($0.payload)["present"]) == false }
             #expect(gone.flatMap { try? JSONValue.parse($0.payload)["source"] } == "upower")
             #expect(process.isRunning)
             let ping = try await client.request(node.topics, "ping")
@@ -65,12 +65,12 @@ struct BatteryTests {
             // UPower comes back: the values come back, without a restart.
             try await upower.start()
             try await upower.setupDisplayDevice(state: 2, percentage: 42, timeToEmpty: 3000)
-            let back = await client.waitFor(node.topics.battery, timeout: .seconds(5)) { (try? JSONValue.parse($0.payload)["percentage"]) == 42 }
+            let back = await client.waitFor(node.topics.battery) { (try? JSONValue.parse($0.payload)["percentage"]) == 42 }
             #expect(back.flatMap { try? JSONValue.parse($0.payload)["present"] } == true)
             #expect(back.flatMap { try? JSONValue.parse($0.payload)["time_to_empty_s"] } == 3000)
 
             process.signal(SIGTERM)
-            #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
         }
     }
 

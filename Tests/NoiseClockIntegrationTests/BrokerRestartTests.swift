@@ -212,7 +212,7 @@ struct BrokerRestartTests {
                     #expect(steadyPings.count > 200)
                 }
                 process.signal(SIGTERM)
-                #expect(await process.waitForExit(timeout: .seconds(5)) == 0)
+                #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
             }
         }
     }

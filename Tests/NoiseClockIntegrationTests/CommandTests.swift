@@ -53,7 +53,7 @@ struct CommandTests {
             #expect(time.hasSuffix(" AM") || time.hasSuffix(" PM"))
 
             process.signal(SIGTERM)
-            #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
             client.clear()
             try node.start()
             let settings = try #require(await client.waitFor(node.topics.settings))
@@ -128,7 +128,7 @@ struct CommandTests {
             #expect(v311.code == 0, "\(v311.output)")
 
             process.signal(SIGTERM)
-            _ = await process.waitForExit(timeout: .seconds(3))
+            _ = await process.waitForExit(timeout: eventHangGuard)
             let none = try await node.ctl(["ping", "--timeout", "1"])
             #expect(none.code == 2)
         }

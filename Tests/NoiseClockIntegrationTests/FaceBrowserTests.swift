@@ -98,7 +98,7 @@ enum FaceBrowserScript {
             let ready = await eventually(timeout: .seconds(900)) { script.log.contains("waiting for the node to stop") || !script.isRunning }
             #expect(ready, "the script never reached its disconnection check:\n\(script.log)")
             process.signal(SIGTERM)
-            _ = await process.waitForExit(timeout: .seconds(5))
+            _ = await process.waitForExit(timeout: eventHangGuard)
             let code = await script.waitForExit(timeout: .seconds(120))
             let results = checks(in: script.log)
             for failed in results where !failed.ok {

@@ -49,7 +49,7 @@ struct LifecycleTests {
         try await withNode(subscriptions: { [$0.availability] }) { node, process, watcher in
             #expect(await watcher.waitFor(node.topics.availability) { $0.text == "online" } != nil)
             process.signal(SIGKILL)
-            _ = await process.waitForExit(timeout: .seconds(5))
+            _ = await process.waitForExit(timeout: eventHangGuard)
             let offline = await watcher.waitFor(node.topics.availability, timeout: .seconds(10)) { $0.text == "offline" }
             #expect(offline != nil, "the broker did not publish the will")
         }
@@ -102,10 +102,10 @@ struct LifecycleTests {
                 client.clear()
                 let process = try await node.startOnline(seenBy: client, timeout: .seconds(10))
                 client.publish(node.topics.command("ping"), "")
-                let answer = await client.waitFor(node.topics.response("ping"), timeout: .seconds(3))
+                let answer = await client.waitFor(node.topics.response("ping"))
                 #expect(answer != nil, "attempt \(attempt): the ping sent right after online was lost")
                 process.signal(SIGTERM)
-                _ = await process.waitForExit(timeout: .seconds(3))
+                _ = await process.waitForExit(timeout: eventHangGuard)
             }
         }
     }

@@ -204,7 +204,7 @@ struct MQTTClientTests {
         let connect = try #require(broker.packets(1).first)
         let pings = broker.packets(12)
         // The broker records the DISCONNECT as it reads it, a moment after stop returns.
-        #expect(await eventually(timeout: .seconds(5)) { !broker.packets(14).isEmpty })
+        #expect(await eventually { !broker.packets(14).isEmpty })
         let disconnect = try #require(broker.packets(14).first, "stop sends DISCONNECT")
         // A ping 5.5 s after the last packet out (the CONNECT, then each PINGREQ), never sooner: as
         // many as the connection's life holds. (Not a fixed count: on a loaded machine the test's

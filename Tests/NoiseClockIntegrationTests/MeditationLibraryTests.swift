@@ -73,7 +73,7 @@ struct MeditationLibraryIntegrationTests {
                 #expect(entry(library, file: "broken.mp3")?["error"]?.stringValue?.isEmpty == false)
             }
             process.signal(SIGTERM)
-            #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
         }
     }
 
@@ -98,7 +98,7 @@ struct MeditationLibraryIntegrationTests {
             #expect(unknown["error"]?["field"] == "id")
 
             process.signal(SIGTERM)
-            #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
             let restarted = try NodeProcess(port: node.port, nodeID: node.nodeID, stateDirectory: node.stateDirectory, environment: environment)
             client.clear()
             try await withStopping(restarted) { restarted in
@@ -116,7 +116,7 @@ struct MeditationLibraryIntegrationTests {
                 // The rename is still applied after the rescan.
                 #expect(entry(published, file: "tara/body-scan.mp3")?["name"] == "Evening scan")
                 process.signal(SIGTERM)
-                #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+                #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
             }
         }
     }

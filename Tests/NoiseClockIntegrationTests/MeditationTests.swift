@@ -54,7 +54,7 @@ struct MeditationTests {
 
             // The sink: the start gong from its first samples, the quiet background, the completion
             // gong 60 s later (the engine plays in real time).
-            #expect(await eventually(timeout: .seconds(5)) { samples(sink).count > 44_100 * 2 * 62 })
+            #expect(await eventually { samples(sink).count > 44_100 * 2 * 62 })
             let audio = samples(sink)
             let start = rms(audio, from: 0, to: 1)
             let before = rms(audio, from: 57, to: 59.5)
@@ -63,7 +63,7 @@ struct MeditationTests {
             #expect(rms(audio, from: 59.3, to: 59.8) < end / 4, "the completion gong is not early")
 
             process.signal(SIGTERM)
-            #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
         }
     }
 
@@ -97,7 +97,7 @@ struct MeditationTests {
             #expect(stats.flatMap { try? JSONValue.parse($0.payload) } == ["sessions": 2, "minutes_total": 0, "minutes_7d": 0, "streak_days": 1])
             #expect(try await client.request(node.topics, "meditation/stop")["error"]?["code"] == "conflict")
             process.signal(SIGTERM)
-            #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
         }
     }
 
@@ -143,10 +143,10 @@ struct MeditationTests {
                 client.messages(on: statsTopic).contains { (try? JSONValue.parse($0.payload))?["sessions"] == 1 }
             }
             #expect(recorded, "the guided session is in the history: \(client.messages(on: statsTopic).map(\.text))")
-            #expect(await eventually(timeout: .seconds(5)) { samples(sink).count > 44_100 * 2 * 2 })
+            #expect(await eventually { samples(sink).count > 44_100 * 2 * 2 })
             #expect(rms(samples(sink), from: 0.5, to: 2.5) > 1_000, "the recording is heard")
             process.signal(SIGTERM)
-            #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
         }
     }
 }

@@ -33,7 +33,7 @@ struct NoiseTests {
             #expect(await client.waitFor(node.topics.event) { (try? JSONValue.parse($0.payload)["event"]) == "noise_stopped" } != nil)
 
             // The sink is complete once the device is drained and closed.
-            #expect(await eventually(timeout: .seconds(5)) { samples(sink).count > 44_100 * 2 * 2 })
+            #expect(await eventually { samples(sink).count > 44_100 * 2 * 2 })
             try await Task.sleep(for: .milliseconds(500))
             let audio = samples(sink)
             // The file is read by its own levels, not by wall-clock positions (a loaded machine can
@@ -51,7 +51,7 @@ struct NoiseTests {
             #expect(rms(audio, from: Double(audio.count) / 88_200 - 0.05, to: Double(audio.count) / 88_200) < 50)
 
             process.signal(SIGTERM)
-            #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
         }
     }
 
@@ -63,7 +63,7 @@ struct NoiseTests {
             _ = try await client.request(node.topics, "noise/play", #"{"sound":"pink-noise","volume":70}"#)
             _ = try await client.request(node.topics, "noise/add", #"{"sound":"brown-noise","volume":30}"#)
             process.signal(SIGKILL)
-            _ = await process.waitForExit(timeout: .seconds(3))
+            _ = await process.waitForExit(timeout: eventHangGuard)
 
             let second = try NodeProcess(
                 port: node.port, nodeID: node.nodeID, stateDirectory: node.stateDirectory, environment: fileSink("\(directory)/second.raw"))
@@ -74,9 +74,9 @@ struct NoiseTests {
                 let mix = try JSONValue.parse(resumed.payload)
                 #expect(mix["sounds"] == [["id": "pink-noise", "volume": 100], ["id": "brown-noise", "volume": 30]])
                 #expect(mix["volume"] == 70)
-                #expect(await eventually(timeout: .seconds(5)) { samples("\(directory)/second.raw").count > 44_100 })
+                #expect(await eventually { samples("\(directory)/second.raw").count > 44_100 })
                 process.signal(SIGTERM)
-                _ = await process.waitForExit(timeout: .seconds(3))
+                _ = await process.waitForExit(timeout: eventHangGuard)
                 #expect(rms(samples("\(directory)/second.raw"), from: 0.2, to: 0.6) > 100)
             }
         }
@@ -97,7 +97,7 @@ struct NoiseTests {
             let stop = try await client.request(node.topics, "noise/stop")
             #expect(stop["status"] == "ok")
             process.signal(SIGTERM)
-            #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
         }
     }
 
@@ -145,7 +145,7 @@ struct NoiseVerbTests {
             let last = await client.waitFor(node.topics.noise) { (try? JSONValue.parse($0.payload)["playing"]) == false }
             #expect(last != nil)
             process.signal(SIGTERM)
-            #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
         }
     }
 }

@@ -34,7 +34,7 @@ struct ResilienceTests {
                     let ping = try await client.request(node.topics, "ping")
                     #expect(ping["status"] == "ok")
                     process.signal(SIGTERM)
-                    #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+                    #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
                 }
             }
         }
@@ -85,7 +85,7 @@ struct ResilienceTests {
                     #expect(!refused.log.contains("wrong-horse-battery"))
 
                     process.signal(SIGTERM)
-                    #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+                    #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
                     #expect(!process.log.contains(password))
                 }
             }
@@ -136,7 +136,7 @@ struct ResilienceTests {
                     #expect(client.messages(on: refused.topics.availability).isEmpty)
 
                     process.signal(SIGTERM)
-                    #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+                    #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
                 }
             }
         }

@@ -52,7 +52,7 @@ struct StorageFaultTests {
 
             // A crash, then a start on the same folder without the shim.
             process.signal(SIGKILL)
-            _ = await process.waitForExit(timeout: .seconds(5))
+            _ = await process.waitForExit(timeout: eventHangGuard)
             let restarted = try NodeProcess(port: node.port, nodeID: node.nodeID, stateDirectory: stateDirectory)
             client.clear()
             let running = try await restarted.startOnline(seenBy: client)

@@ -96,7 +96,7 @@ struct SystemdNotifyTests {
             #expect(gaps.allSatisfy { $0 < .milliseconds(600) }, "\(gaps)")
 
             process.signal(SIGTERM)
-            #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
             #expect(socket.messages.contains { $0.hasPrefix("STOPPING=1") })
         }
     }

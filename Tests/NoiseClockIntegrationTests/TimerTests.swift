@@ -39,7 +39,7 @@ struct TimerTests {
             #expect(ringing != nil)
 
             // The chime reaches the sink.
-            #expect(await eventually(timeout: .seconds(5)) { rms(samples(sink), from: 0, to: Double(samples(sink).count) / 88_200) > 100 })
+            #expect(await eventually { rms(samples(sink), from: 0, to: Double(samples(sink).count) / 88_200) > 100 })
 
             let dismissed = try await client.request(node.topics, "timer/dismiss")
             #expect(dismissed["status"] == "ok")
@@ -52,7 +52,7 @@ struct TimerTests {
             let again = try await client.request(node.topics, "timer/dismiss")
             #expect(again["error"]?["code"] == "conflict")
             process.signal(SIGTERM)
-            #expect(await process.waitForExit(timeout: .seconds(3)) == 0)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
         }
     }
 
@@ -63,7 +63,7 @@ struct TimerTests {
             let second = try await client.request(node.topics, "timer/start", #"{"minutes":45,"label":"Laundry"}"#)
             _ = try await client.request(node.topics, "timer/pause", #"{"id":"\#(second["data"]?["id"]?.stringValue ?? "")"}"#)
             process.signal(SIGKILL)
-            _ = await process.waitForExit(timeout: .seconds(3))
+            _ = await process.waitForExit(timeout: eventHangGuard)
 
             let restarted = try NodeProcess(port: node.port, nodeID: node.nodeID, stateDirectory: node.stateDirectory)
             client.clear()
@@ -79,7 +79,7 @@ struct TimerTests {
                 #expect(cancelled["data"]?.items.count == 2)
                 #expect(await client.waitFor(node.topics.state(StateTopic.timers)) { $0.payload == Array("[]".utf8) } != nil)
                 process.signal(SIGTERM)
-                _ = await process.waitForExit(timeout: .seconds(3))
+                _ = await process.waitForExit(timeout: eventHangGuard)
             }
         }
     }
