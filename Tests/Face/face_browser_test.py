@@ -762,7 +762,10 @@ def counting_down(face, css, limit, ends_at):
     the start, and at each read never ahead of the time left to the node's `ends_at` (by the
     node's clock as the page keeps it, read in the same script). A display may lag on a loaded
     machine (a tick drawn late, then caught up), so two reads are not compared with the real
-    seconds between them: a late first read made "58 then 56 in 0.8 s" look too fast."""
+    seconds between them: a late first read made "58 then 56 in 0.8 s" look too fast. Nor is a read
+    held to the page's clock where that is above `limit`: the face never shows more than the
+    duration, and the page's estimate of the node's clock, made from messages that a loaded
+    machine delays, can lag a second or more behind it (seen: 60 shown with 61.3 s left)."""
     def read():
         shown, left = face.js("""const el = document.querySelector(arguments[0]);
             return [el ? el.textContent : null, (Date.parse(arguments[1]) - noiseclockFace.now()) / 1000];""", css, ends_at or "")
@@ -773,7 +776,7 @@ def counting_down(face, css, limit, ends_at):
     face.until(lambda: first is not None and (read()[0] or first) <= first - 2, 8)
     later, left_later = read()
     took = time.monotonic() - start
-    not_ahead = all(shown is not None and isinstance(left, (int, float)) and shown >= left - 1
+    not_ahead = all(shown is not None and isinstance(left, (int, float)) and shown >= min(left, limit) - 1
                     for shown, left in [(first, left_first), (later, left_later)])
     ok = first is not None and later is not None and first <= limit and first - later >= 2 and not_ahead
     return ok, f"{first} then {later} shown in {took:.1f} s, {left_first} then {left_later} s left to ends_at {ends_at}"
@@ -816,7 +819,7 @@ def check_timers(face):
     report("a chip under the time names the timer with its time left", chip is not None and chip.startswith("Pasta") and seconds_of(chip[5:]) is not None, str(chip))
     face.shot("face-timers-1280x800")
     r = observe(face, 5)
-    report("a running timer: at most one DOM update a second", r["batches"] <= 6 + r["messages"] and r["raf"] == 0, json.dumps(r))
+    report("a running timer: at most one DOM update a second", r["batches"] <= per_second_budget(r) and r["raf"] == 0, json.dumps(r))
 
     face.click(f'[data-key="p{tid}"]')
     paused = face.until(lambda: (node_timers(face) or [{}])[0].get("state") == "paused", 3)
@@ -928,7 +931,7 @@ def check_meditation(face):
     report("the countdown runs from the duration", ok, f"{text(face, '#s-phase')}: {detail}")
     report("an affirmation shows", bool(affirmation) and len(affirmation) > 10, str(affirmation))
     r = observe(face, 4)
-    report("a session: at most one DOM update a second", r["batches"] <= 5 + r["messages"] and r["raf"] == 0, json.dumps(r))
+    report("a session: at most one DOM update a second", r["batches"] <= per_second_budget(r) and r["raf"] == 0, json.dumps(r))
     p = panel_problems(face)
     report("session view: touch targets and names", not p["small"] and not p["unnamed"], "; ".join(p["small"] + p["unnamed"]))
     for w, h in face.sizes([(1280, 800), (480, 800), (800, 480), (390, 844)]):
@@ -1015,10 +1018,13 @@ def check_library(face):
 
 
 def observe(face, seconds):
-    """DOM update batches, WebSocket messages and animation-frame requests over `seconds`, and where
-    each batch began (for the report). Open controls are touched first (a wheel event, as a hand
-    on the screen would): on a loaded machine the checks before may have taken most of the 10 s
-    after which they hide, and their hiding is no update of a running clock."""
+    """DOM update batches, WebSocket messages and animation-frame requests over about `seconds`, and
+    where each batch began (for the report). `window` is how long the page really watched, by its
+    own clock: on a loaded machine the WebDriver call that reads the counts can come seconds after
+    the sleep, so a budget of updates is counted against that (`per_second_budget`), not against
+    `seconds`. Open controls are touched first (a wheel event, as a hand on the screen would): on a
+    loaded machine the checks before may have taken most of the 10 s after which they hide, and
+    their hiding is no update of a running clock."""
     face.js("""if (!document.getElementById('dock').hidden) document.body.dispatchEvent(new WheelEvent('wheel', {bubbles: true}));
         window.__batches = 0; window.__where = []; window.__mo?.disconnect();
         window.__mo = new MutationObserver((records) => {
@@ -1027,10 +1033,16 @@ def observe(face, seconds):
           window.__where.push(el ? (el.id || el.closest('[id]')?.id || el.className || el.tagName) : '?');
         });
         window.__mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-        window.__ws0 = window.__wsMessages; window.__raf0 = window.__rafCalls;""")
+        window.__ws0 = window.__wsMessages; window.__raf0 = window.__rafCalls; window.__t0 = performance.now();""")
     time.sleep(seconds)
     return face.js("""return {batches: window.__batches, messages: window.__wsMessages - window.__ws0, raf: window.__rafCalls - window.__raf0,
-        where: window.__where.slice(0, 12)}""")
+        window: Math.round(performance.now() - window.__t0) / 1000, where: window.__where.slice(0, 12)}""")
+
+
+def per_second_budget(r):
+    """At most one update a second: one at each whole second the window spans, plus one for the
+    second it started in, plus one per WebSocket message."""
+    return int(r["window"]) + 1 + r["messages"]
 
 
 def check_idle(face, show_seconds_before):
@@ -1048,7 +1060,7 @@ def check_idle(face, show_seconds_before):
     face.cmd("settings", {"show_seconds": True})
     time.sleep(1.5)
     r = observe(face, 5)
-    report("idle, seconds shown: about one DOM update a second", 4 <= r["batches"] <= 6 + r["messages"], json.dumps(r))
+    report("idle, seconds shown: about one DOM update a second", 4 <= r["batches"] <= per_second_budget(r), json.dumps(r))
     face.cmd("settings", {"show_seconds": show_seconds_before})
     if face.engine != "chromium":
         return  # performance.memory and a forced collection are Chromium's
