@@ -117,9 +117,21 @@ class Face:
     def load(self, wait_connected=True):
         self.collect_missing()
         self.d.get(self.url)
+        self.loaded_at = time.monotonic()
         if wait_connected:
             self.until(lambda: self.js("return !!(window.noiseclockFace && noiseclockFace.store.connected && noiseclockFace.store.state.clock)"), 5)
         time.sleep(0.6)
+
+    def page_state(self):
+        """What a person would see of the page, for a report of a click that could not be made."""
+        try:
+            return self.js("""const f = window.noiseclockFace, shown = (id) => { const e = document.getElementById(id); return e && !e.hidden; };
+                return JSON.stringify({connected: !!f?.store?.connected, clock: !!f?.store?.state?.clock,
+                  shown: ['dock', 'sheet', 'ringing', 'timer-ring', 'session', 'lamp', 'kids', 'dim', 'wake'].filter(shown),
+                  body: document.body.className, focus: document.activeElement?.id || document.activeElement?.tagName});""") \
+                + f", {time.monotonic() - getattr(self, 'loaded_at', 0):.1f} s after the last load"
+        except Exception as e:
+            return f"(no page state: {e})"
 
     def js(self, script, *args):
         return self.d.execute_script(script, *args)
@@ -166,9 +178,9 @@ class Face:
             try:
                 self.d.find_element("css selector", css).click()
                 break
-            except (StaleElementReferenceException, ElementNotInteractableException, ElementClickInterceptedException):
+            except (StaleElementReferenceException, ElementNotInteractableException, ElementClickInterceptedException) as e:
                 if time.time() > end:
-                    raise
+                    raise RuntimeError(f"{css} could not be clicked for 5 s ({type(e).__name__}); the page: {self.page_state()}") from e
                 time.sleep(0.1)
         time.sleep(0.4)
 
@@ -272,7 +284,7 @@ class WebKitFace(Face):
               + (top ? top.outerHTML.slice(0, 80) : 'nothing') + (document.getElementById('dock').hidden ? ', the dock hidden' : '');""", css)
         found = []
         if not self.until(lambda: found.append(where()) or isinstance(found[-1], list), 5, 0.1):  # one sliding in may be covered a moment
-            raise RuntimeError(f"{css}: its centre is covered or off the page: {found[-1]}")
+            raise RuntimeError(f"{css}: its centre is covered or off the page: {found[-1]}; the page: {self.page_state()}")
         at = found[-1]
         actions = ActionBuilder(self.d)
         actions.pointer_action.move_to_location(int(at[0] * self.scale), int(at[1] * self.scale)).click()
