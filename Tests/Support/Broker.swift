@@ -40,7 +40,7 @@ public final class Broker: @unchecked Sendable {
         let log = "\(directory)/mosquitto-\(UUID().uuidString.prefix(4)).log"
         let process = try ChildProcess(Self.executable, ["-c", "\(directory)/mosquitto.conf"], logPath: log)
         self.process = process
-        let running = await eventually(timeout: .seconds(10)) {
+        let running = await eventually {
             process.log.contains(" running") || !process.isRunning
         }
         guard running, process.isRunning, process.log.contains(" running") else {
@@ -51,7 +51,7 @@ public final class Broker: @unchecked Sendable {
     /// Kills the broker at once (no clean shutdown), as a crash or a power cut would.
     public func kill() async {
         process?.signal(SIGKILL)
-        _ = await process?.waitForExit(timeout: .seconds(5))
+        _ = await process?.waitForExit(timeout: eventHangGuard)
         process = nil
     }
 
