@@ -74,6 +74,9 @@ WEBKIT_SCALES = [1.0, 0.625]
 
 failures = []
 STARTED = time.time()
+# What must come (the page's connection, its first state) is waited for up to this, as the Swift
+# tests' eventHangGuard: a loaded machine makes it late, never absent.
+HANG_GUARD = 300
 
 
 def report(check, ok, detail=""):
@@ -119,7 +122,9 @@ class Face:
         self.d.get(self.url)
         self.loaded_at = time.monotonic()
         if wait_connected:
-            self.until(lambda: self.js("return !!(window.noiseclockFace && noiseclockFace.store.connected && noiseclockFace.store.state.clock)"), 5)
+            # Clicks made before the first state would be undone by it (a view that appears hides the controls).
+            if not self.until(lambda: self.js("return !!(window.noiseclockFace && noiseclockFace.store.connected && noiseclockFace.store.state.clock)"), HANG_GUARD):
+                raise RuntimeError(f"the page never connected to the node; the page: {self.page_state()}")
         time.sleep(0.6)
 
     def page_state(self):
@@ -815,8 +820,7 @@ def check_timers(face):
     face.cmd("timer/cancel")
     face.size(1280, 800)
     face.load()
-    face.click("#face")
-    face.click('[data-panel="timers"]')
+    open_panel(face, "timers")
     face.d.find_element("css selector", "#sheet-body input.input").send_keys("Pasta")
     face.click(".preset")  # 1 min
     ok = face.until(lambda: len(node_timers(face)) == 1, 3)
@@ -865,8 +869,7 @@ def check_timers(face):
     # A custom 3 s timer, set with the steppers' keys, finishes in the view that names it.
     face.size(1280, 800)
     face.load()
-    face.click("#face")
-    face.click('[data-panel="timers"]')
+    open_panel(face, "timers")
     face.d.find_element("css selector", "#sheet-body input.input").send_keys("Tea")
     spins = face.d.find_elements("css selector", ".custom-time [role=spinbutton]")
     for key, spin, times in [("\ue00f", spins[0], 3), ("\ue013", spins[1], 3)]:  # Page Down (-10 min), Arrow Up (+1 s)
@@ -911,8 +914,7 @@ def check_meditation(face):
     face.cmd("settings", {"meditation": {"preparation_s": 2, "minutes": 10, "interval_min": 0}})
     face.size(1280, 800)
     face.load()
-    face.click("#face")
-    face.click('[data-panel="meditation"]')
+    open_panel(face, "meditation")
     face.click('.seg[aria-label="Interval gong"] [data-value="5"]')
     face.click('.seg[aria-label="Duration in minutes"] [data-value="5"]')
     face.until(lambda: face.state().get("settings", {}).get("meditation", {}).get("minutes") == 5, 3)
@@ -975,8 +977,7 @@ def check_library(face):
     groups = [g for g in lib.get("groups", []) if g.get("items")]
     face.size(1280, 800)
     face.load()
-    face.click("#face")
-    face.click('[data-panel="meditation"]')
+    open_panel(face, "meditation")
     face.click('.tabs [data-value="library"]')
     heads = face.js("return [...document.querySelectorAll('#sheet-body h3.teacher')].map(h => h.textContent)")
     expected = [g["teacher"] or "Unknown teacher" for g in groups]
@@ -1014,8 +1015,7 @@ def check_library(face):
     report("stop a guided meditation", face.until(lambda: meditation(face).get("state") == "idle", 3))
 
     face.load()
-    face.click("#face")
-    face.click('[data-panel="meditation"]')
+    open_panel(face, "meditation")
     face.click('.tabs [data-value="library"]')
     face.click(f'[data-key="e{item["id"]}"]')
     inputs = face.d.find_elements("css selector", "#sheet-body input.input")
@@ -1198,7 +1198,7 @@ def open_panel(face, name):
             face.until(lambda: hidden("sheet"), 5)
         if hidden("dock"):
             face.click("#face")
-            face.until(lambda: not hidden("dock"), 5)
+            face.until(lambda: not hidden("dock"), HANG_GUARD)
         face.click(f'[data-panel="{name}"]')
         # The dock's labels can move under a click while its font loads: one more try.
         if face.until(lambda: face.js("return document.querySelector(`[data-panel='${arguments[0]}']`).getAttribute('aria-expanded')", name) == "true", 5):
@@ -1294,6 +1294,7 @@ def check_german(face):
     report("sound names in German", [s["name"] for s in face.js("return noiseclockFace.store.sounds?.noise || []")] == [s["name"] for s in noise])
     screen("the clock", "clock")
     face.click("#face")
+    face.until(lambda: face.js("return !document.getElementById('dock').hidden"), HANG_GUARD)
     screen("the dock", "dock")
 
     open_panel(face, "noise")
