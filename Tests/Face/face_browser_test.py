@@ -94,6 +94,7 @@ class Face:
         self.url, self.shots, self.clock_file = url.rstrip("/") + "/", shots, clock_file
         self.missing = set()  # message keys the page asked for and its catalog lacked
         self.clock_offset = None  # the node's time minus ours, once set_node_time set it
+        self.loaded_at = None  # when the page was last loaded (time.monotonic())
         self.console = []
         self.start()
 
@@ -123,7 +124,7 @@ class Face:
         self.loaded_at = time.monotonic()
         if wait_connected:
             # Clicks made before the first state would be undone by it (a view that appears hides the controls).
-            if not self.until(lambda: self.js("return !!(window.noiseclockFace && noiseclockFace.store.connected && noiseclockFace.store.state.clock)"), HANG_GUARD):
+            if not self.until(lambda: self.js("return !!(window.noiseclockFace && noiseclockFace.store.connected && noiseclockFace.store.state.clock)")):
                 raise RuntimeError(f"the page never connected to the node; the page: {self.page_state()}")
         time.sleep(0.6)
 
@@ -134,14 +135,16 @@ class Face:
                 return JSON.stringify({connected: !!f?.store?.connected, clock: !!f?.store?.state?.clock,
                   shown: ['dock', 'sheet', 'ringing', 'timer-ring', 'session', 'lamp', 'kids', 'dim', 'wake'].filter(shown),
                   body: document.body.className, focus: document.activeElement?.id || document.activeElement?.tagName});""") \
-                + f", {time.monotonic() - getattr(self, 'loaded_at', 0):.1f} s after the last load"
+                + (", never loaded" if self.loaded_at is None else f", {time.monotonic() - self.loaded_at:.1f} s after the last load")
         except Exception as e:
             return f"(no page state: {e})"
 
     def js(self, script, *args):
         return self.d.execute_script(script, *args)
 
-    def until(self, fn, timeout, step=0.05):
+    def until(self, fn, timeout=HANG_GUARD, step=0.05):
+        """Waits for fn() to hold: for an event that must come, up to the hang guard; a shorter
+        timeout only where a time is the point (a promise 'within a second', a retry window)."""
         end = time.time() + timeout
         while time.time() < end:
             if fn():
@@ -343,7 +346,7 @@ def check_digit_cells(face, original_font):
     for font in FONTS + ([original_font] if original_font not in FONTS else []):
         face.cmd("settings", {"face": {"font": font}})
         face.until(lambda: face.js("return getComputedStyle(document.getElementById('time')).fontFamily").find(font.capitalize()) >= 0
-                   or font not in FONTS, HANG_GUARD)
+                   or font not in FONTS)
         time.sleep(0.6)
         cells = face.js("""return [...document.querySelectorAll('#time .tv-cell:not(.tv-small)')]
             .filter(c => !c.hidden).map(c => { const r = c.getBoundingClientRect(); return [r.width, r.height]; });""")
@@ -372,7 +375,7 @@ def check_custom_colors(face):
     face.load()
     open_panel(face, "settings")
     face.click('#sheet-body .seg [data-value="custom"]')
-    custom = face.until(lambda: face.state().get("settings", {}).get("face", {}).get("theme") == "custom", HANG_GUARD)
+    custom = face.until(lambda: face.state().get("settings", {}).get("face", {}).get("theme") == "custom")
     picker = face.js("const i = document.querySelector('#sheet-body input.swatch'); return i ? i.type : null")
     want = "#FF8C00"
     if picker == "color":
@@ -381,9 +384,9 @@ def check_custom_colors(face):
         face.click(f'#sheet-body .palette [data-value="{want}"]')
     face.js("document.querySelector('#sheet-body .palette, #sheet-body input.swatch').scrollIntoView({block: 'center'})")
     face.shot(f"face-settings-custom-{face.viewport()[0]}x{face.viewport()[1]}")
-    chosen = face.until(lambda: face.state().get("settings", {}).get("face", {}).get("digit_color") == want, HANG_GUARD)
+    chosen = face.until(lambda: face.state().get("settings", {}).get("face", {}).get("digit_color") == want)
     digits = lambda: face.js("return getComputedStyle(document.getElementById('time')).color")
-    shown = face.until(lambda: digits() == "rgb(255, 140, 0)", HANG_GUARD)
+    shown = face.until(lambda: digits() == "rgb(255, 140, 0)")
     report("a custom digit colour is chosen with the browser's picker or the swatches", custom and chosen and shown,
            f"picker: {picker}, node: {face.state().get('settings', {}).get('face', {}).get('digit_color')}, digits: {digits()}")
     texts = face.js("return [...document.querySelectorAll('#sheet-body input')].filter(i => i.classList.contains('swatch') && i.type !== 'color').length")
@@ -446,7 +449,7 @@ def check_panels(face):
                 face.click(".list-head .btn-primary")
             if panel == "library":
                 face.click('.tabs [data-value="library"]')
-            face.until(lambda: face.js(SHEET_SHOWN)["ok"], HANG_GUARD)  # it slides in
+            face.until(lambda: face.js(SHEET_SHOWN)["ok"])  # it slides in
             r = face.js(SHEET_SHOWN)
             report(f"panel {panel} opens {w}x{h}", r["ok"], json.dumps(r))
             p = panel_problems(face)
@@ -466,37 +469,37 @@ def check_days_off(face):
     alarm_id = added.get("data", {}).get("id")
     report("days off: an alarm with skip_holidays is added", added.get("status") == "ok", json.dumps(added))
     open_panel(face, "settings")
-    face.until(lambda: face.js(SHEET_SHOWN)["ok"], HANG_GUARD)
+    face.until(lambda: face.js(SHEET_SHOWN)["ok"])
     put = "const i = document.querySelector(arguments[0]); i.value = arguments[1]; i.dispatchEvent(new Event('input'));"
     face.js(put, '[data-field="days_off"] input[type="date"]', "2026-06-16")
     face.click('[data-field="days_off"] .date-row .btn')
     wake = lambda: face.state().get("settings", {}).get("wake", {})
-    ok = face.until(lambda: wake().get("days_off") == ["2026-06-16"], HANG_GUARD)
+    ok = face.until(lambda: wake().get("days_off") == ["2026-06-16"])
     report("days off: the face adds a day off", ok, json.dumps(wake()))
     chips = lambda: face.js("return [...document.querySelectorAll('.day-chip')].map((c) => c.textContent.trim())")
-    ok = face.until(lambda: chips() == ["Tue 16 Jun"], HANG_GUARD)
+    ok = face.until(lambda: chips() == ["Tue 16 Jun"])
     report("days off: the day off is listed by its date", ok, json.dumps(chips()))
     face.shot("face-days-off-1280x800")
     open_panel(face, "alarms")
     skip = lambda: face.js("return [...document.querySelectorAll('.alarm-skip')].map((e) => e.textContent.trim())")
-    ok = face.until(lambda: skip() == ["Skips Tue 16 Jun, a day off"], HANG_GUARD)
+    ok = face.until(lambda: skip() == ["Skips Tue 16 Jun, a day off"])
     report("days off: the alarm list says which day the alarm skips", ok, json.dumps(skip()))
     open_panel(face, "settings")
     face.click('[data-field="days_off"] .day-chip .icon-btn')
-    ok = face.until(lambda: wake().get("days_off") == [], HANG_GUARD)
+    ok = face.until(lambda: wake().get("days_off") == [])
     report("days off: the chip's button removes the day off", ok, json.dumps(wake()))
     face.js(put, '[data-field="vacation"] input[type="date"]', "2026-06-19")
     face.click('[data-field="vacation"] .date-row .btn')
-    ok = face.until(lambda: wake().get("vacation_until") == "2026-06-19", HANG_GUARD)
+    ok = face.until(lambda: wake().get("vacation_until") == "2026-06-19")
     report("days off: the face sets a vacation", ok, json.dumps(wake()))
     open_panel(face, "alarms")
     nexts = lambda: face.js("return [...document.querySelectorAll('.alarm-next')].map((e) => e.textContent.trim())")
-    ok = face.until(lambda: any(t.startswith("On vacation") for t in nexts()), HANG_GUARD)
+    ok = face.until(lambda: any(t.startswith("On vacation") for t in nexts()))
     report("days off: the alarm list says the alarms are on vacation", ok, json.dumps(nexts()))
     face.shot("face-vacation-1280x800")
     open_panel(face, "settings")
     face.click('[data-field="vacation"] .date-row .btn:nth-of-type(2)')
-    ok = face.until(lambda: wake().get("vacation_until") is None, HANG_GUARD)
+    ok = face.until(lambda: wake().get("vacation_until") is None)
     report("days off: the face ends the vacation", ok, json.dumps(wake()))
     if alarm_id:
         face.cmd("alarm/delete", {"id": alarm_id})
@@ -516,9 +519,9 @@ def check_sunrise(face):
     added = face.cmd("alarm/add", {"time": at, "label": "Sunrise", "sunrise_min": 30})
     alarm_id = added.get("data", {}).get("id")
     report("sunrise: an alarm ringing in 12 minutes with a 30-minute sunrise is added", added.get("status") == "ok", json.dumps(added))
-    on = face.until(lambda: face.js("return document.documentElement.dataset.sunrise") == "on", HANG_GUARD)
+    on = face.until(lambda: face.js("return document.documentElement.dataset.sunrise") == "on")
     report("sunrise: the face shows it while B/wake says sunrise", on, json.dumps(face.state().get("wake")))
-    shown = face.until(lambda: face.js("return getComputedStyle(document.querySelector('#sunrise')).opacity") == "1", HANG_GUARD)
+    shown = face.until(lambda: face.js("return getComputedStyle(document.querySelector('#sunrise')).opacity") == "1")
     report("sunrise: the sky has come in", shown)
     worst = face.d.execute_async_script("""
         const done = arguments[arguments.length - 1];
@@ -559,13 +562,13 @@ def check_sunrise(face):
         at = datetime.fromtimestamp(datetime.fromisoformat(face.state()["clock"]["iso"]).timestamp() + minutes * 60 + 30, local.tzinfo).strftime("%H:%M")
         alarm_id = face.cmd("alarm/add", {"time": at, "label": "Sunrise", "sunrise_min": 30}).get("data", {}).get("id")
         progress = lambda: (face.state().get("wake") or {}).get("progress") or 0
-        face.until(lambda: face.state().get("wake", {}).get("phase") == "sunrise", HANG_GUARD)
+        face.until(lambda: face.state().get("wake", {}).get("phase") == "sunrise")
         time.sleep(11)  # the sky glides to each 10 s step (and here from the last alarm's sky): let it settle
         face.shot(f"face-sunrise-{name}-1280x800")
         report(f"sunrise: {name} in the sunrise", (progress() < 0.2) if name == "early" else (progress() > 0.85), json.dumps(face.state().get("wake")))
     if alarm_id:
         face.cmd("alarm/delete", {"id": alarm_id})
-    gone = face.until(lambda: face.js("return document.documentElement.dataset.sunrise") == "", HANG_GUARD)
+    gone = face.until(lambda: face.js("return document.documentElement.dataset.sunrise") == "")
     report("sunrise: the alarm deleted, the sky goes", gone, json.dumps(face.state().get("wake")))
 
 
@@ -612,7 +615,7 @@ def check_bedtime(face):
     face.cmd("settings", {"bedtime": {"time": node_hhmm(face, 10), "reminder_min": 15, "wind_down_min": 5, "breathe": True, "sounds": []},
                           "face": {"night": {"theme": "red"}}})
     face.load()
-    reminded = face.until(lambda: text(face, "#bedtime .chip-text") is not None, HANG_GUARD)
+    reminded = face.until(lambda: text(face, "#bedtime .chip-text") is not None)
     report("bedtime: the reminder shows a quiet chip while B/bedtime says reminder", reminded and node_state(face, "bedtime").get("phase") == "reminder",
            json.dumps(node_state(face, "bedtime")))
     report("bedtime: the chip names the bedtime and offers Wind down",
@@ -620,18 +623,18 @@ def check_bedtime(face):
            f'{text(face, "#bedtime .chip-text")} / {text(face, "#bedtime .chip-action")}')
     six_sizes(face, "bedtime: the reminder", "bedtime-reminder", ["#bedtime", "#bedtime .chip-action", "#time"])
     face.cmd("settings", {"language": "de"})
-    face.until(lambda: text(face, "#bedtime .chip-action") == de["bedtime.start"], HANG_GUARD)
+    face.until(lambda: text(face, "#bedtime .chip-action") == de["bedtime.start"])
     six_sizes(face, "bedtime: the reminder", "bedtime-reminder", ["#bedtime", "#bedtime .chip-action"], english_patterns(en, de))
     face.cmd("settings", {"language": "en"})
-    face.until(lambda: text(face, "#bedtime .chip-action") == en["bedtime.start"], HANG_GUARD)
+    face.until(lambda: text(face, "#bedtime .chip-action") == en["bedtime.start"])
 
     frames = face.js("return window.__rafCalls || 0")
     face.click("#bedtime .chip-action")
-    winding = face.until(lambda: face.js("return document.documentElement.dataset.sunset") == "on", HANG_GUARD)
+    winding = face.until(lambda: face.js("return document.documentElement.dataset.sunset") == "on")
     report("bedtime: Wind down on the chip starts the wind-down, and the sunset shows", winding and node_state(face, "bedtime").get("phase") == "winding_down",
            json.dumps(node_state(face, "bedtime")))
     report("bedtime: the controls did not open for the chip's button", not face.js("return document.body.classList.contains('controls')"))
-    report("bedtime: the wind-down turns the face to the night's theme (red)", face.until(lambda: face.js("return document.documentElement.dataset.theme") == "red", HANG_GUARD),
+    report("bedtime: the wind-down turns the face to the night's theme (red)", face.until(lambda: face.js("return document.documentElement.dataset.theme") == "red"),
            face.js("return document.documentElement.dataset.theme"))
     timing = face.js("""const a = document.querySelector('.breathe-orb').getAnimations();
         if (!a.length) return null;
@@ -644,25 +647,25 @@ def check_bedtime(face):
     six_sizes(face, "bedtime: the wind-down with its breathing guide", "bedtime-winddown", ["#breathe", ".breathe-orb", "#time", "#bedtime"])
     report("bedtime: the breathing guide runs no animation-frame loop", face.js("return window.__rafCalls || 0") - frames <= 2)
     face.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
-    still = face.until(lambda: face.js("return document.querySelector('.breathe-orb').getAnimations().length") == 0, HANG_GUARD)
+    still = face.until(lambda: face.js("return document.querySelector('.breathe-orb').getAnimations().length") == 0)
     words = face.js("return getComputedStyle(document.querySelector('#breathe .b-still')).opacity")
     report("bedtime: with reduced motion the guide stands still and says its rhythm in words", still and words == "1" and
            text(face, "#breathe .b-still") == en["breathe.still"], f"animations stopped {still}, words opacity {words}")
     face.shot("face-bedtime-winddown-reduced-motion-1280x800")
     face.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
-    report("bedtime: without reduced motion it breathes again", face.until(lambda: face.js("return document.querySelector('.breathe-orb').getAnimations().length") > 0, HANG_GUARD))
+    report("bedtime: without reduced motion it breathes again", face.until(lambda: face.js("return document.querySelector('.breathe-orb').getAnimations().length") > 0))
     face.cmd("settings", {"language": "de"})
-    face.until(lambda: text(face, "#breathe .b-in") == de["breathe.in"], HANG_GUARD)
+    face.until(lambda: text(face, "#breathe .b-in") == de["breathe.in"])
     six_sizes(face, "bedtime: the wind-down", "bedtime-winddown", ["#breathe", "#bedtime"], english_patterns(en, de))
     face.cmd("settings", {"language": "en"})
-    face.until(lambda: text(face, "#bedtime .chip-action") == en["bedtime.stop"], HANG_GUARD)
+    face.until(lambda: text(face, "#bedtime .chip-action") == en["bedtime.stop"])
     face.click("#bedtime .chip-action")
     ended = face.until(lambda: face.js("return document.documentElement.dataset.sunset") == "" and
-                       face.js("return document.querySelector('#breathe').hidden"), HANG_GUARD)
+                       face.js("return document.querySelector('#breathe').hidden"))
     report("bedtime: Stop ends the wind-down: the sunset and the guide go", ended and node_state(face, "bedtime").get("phase") != "winding_down",
            json.dumps(node_state(face, "bedtime")))
     face.cmd("settings", {"bedtime": {"time": None, "breathe": False}})
-    report("bedtime: no bedtime, no chip", face.until(lambda: text(face, "#bedtime .chip-text") is None, HANG_GUARD))
+    report("bedtime: no bedtime, no chip", face.until(lambda: text(face, "#bedtime .chip-text") is None))
 
 
 def hue(rgb):
@@ -688,26 +691,26 @@ def check_kids(face):
     for state, wake, sleep_from in [("sleep", 180, -60), ("almost", 10, -60), ("ok", -5, -60)]:
         face.cmd("settings", {"kids": {"enabled": True, "wake": node_hhmm(face, wake), "sleep_from": node_hhmm(face, sleep_from),
                                        "warn_min": 15, "ok_min": 60, "show_time": True}})
-        shown = face.until(lambda: face.js("return document.querySelector('#kids').hidden ? null : document.querySelector('#kids').dataset.state") == state, HANG_GUARD)
+        shown = face.until(lambda: face.js("return document.querySelector('#kids').hidden ? null : document.querySelector('#kids').dataset.state") == state)
         report(f"kids: {state} shows while B/kids says so", shown, json.dumps(node_state(face, "kids")))
         # The colour glides over 2 s from the last state's: read it once it holds still.
-        face.until(lambda: background() == (time.sleep(0.4) or background()), HANG_GUARD)
+        face.until(lambda: background() == (time.sleep(0.4) or background()))
         looks[state] = face.js("""const v = document.querySelector('#kids');
             return {bg: getComputedStyle(v).backgroundColor, art: [...v.querySelectorAll('.kids-art > *')].filter((e) => getComputedStyle(e).display !== 'none').map((e) => e.getAttribute('class')).join(' ')}""")
         report(f"kids: {state} says so to the grown-ups, and shows the time", text(face, "#kids-label") == en["kids." + state] and
                re.fullmatch(r"\d{1,2}:\d\d( ?[AP]M)?", text(face, "#kids-time") or "") is not None, f'{text(face, "#kids-label")} {text(face, "#kids-time")}')
-        capped = face.until(lambda: node_state(face, "display").get("brightness", 999) <= night, HANG_GUARD)
+        capped = face.until(lambda: node_state(face, "display").get("brightness", 999) <= night)
         report(f"kids: {state} at the night brightness at most ({night})", capped, json.dumps(node_state(face, "display")))
         # The pictures as a backlit panel shows them (the page dims itself only for a screen the
         # node cannot dim, like this browser's): the night level at full for the screenshots.
         face.cmd("settings", {"face": {"night": {"brightness": 100}}})
-        face.until(lambda: face.js("return getComputedStyle(document.documentElement).getPropertyValue('--dim').trim()") == "0.000", HANG_GUARD)
+        face.until(lambda: face.js("return getComputedStyle(document.documentElement).getPropertyValue('--dim').trim()") == "0.000")
         six_sizes(face, f"kids: {state}", f"kids-{state}", ["#kids", ".kids-art", "#kids-label", "#kids-time"])
         face.cmd("settings", {"language": "de"})
-        face.until(lambda: text(face, "#kids-label") == de["kids." + state], HANG_GUARD)
+        face.until(lambda: text(face, "#kids-label") == de["kids." + state])
         six_sizes(face, f"kids: {state}", f"kids-{state}", ["#kids", "#kids-label"], english_patterns(en, de))
         face.cmd("settings", {"language": "en", "face": {"night": {"brightness": night}}})
-        face.until(lambda: text(face, "#kids-label") == en["kids." + state], HANG_GUARD)
+        face.until(lambda: text(face, "#kids-label") == en["kids." + state])
     hues = {s: hue(v["bg"]) for s, v in looks.items()}
     apart = min(min(abs(a - b), 360 - abs(a - b)) for i, a in enumerate(hues.values()) for b in list(hues.values())[i + 1:]) if len(hues) == 3 else 0
     report("kids: the three colours are far apart in hue (at least 60°), blue, amber, green", apart >= 60 and 200 <= hues.get("sleep", 0) <= 250
@@ -715,9 +718,9 @@ def check_kids(face):
     report("kids: each state has a picture of its own", len({v["art"] for v in looks.values()}) == 3 and all(v["art"] for v in looks.values()),
            json.dumps(looks))
     face.cmd("settings", {"kids": {"show_time": False}})
-    report("kids: without show_time, no time", face.until(lambda: text(face, "#kids-time") is None, HANG_GUARD))
+    report("kids: without show_time, no time", face.until(lambda: text(face, "#kids-time") is None))
     face.cmd("settings", {"kids": {"enabled": False, "show_time": True}})
-    report("kids: off, the clock again", face.until(lambda: face.js("return document.querySelector('#kids').hidden"), HANG_GUARD)
+    report("kids: off, the clock again", face.until(lambda: face.js("return document.querySelector('#kids').hidden"))
            and node_state(face, "kids").get("state") == "off")
 
 
@@ -740,30 +743,30 @@ def check_lamp(face):
     face.js("document.body.classList.contains('controls') && document.querySelector('#stage').click()")
     time.sleep(0.4)
     long_press(face, "#stage")
-    on = face.until(lambda: not face.js("return document.querySelector('#lamp').hidden"), HANG_GUARD)
+    on = face.until(lambda: not face.js("return document.querySelector('#lamp').hidden"))
     light = node_state(face, "nightlight")
     report("lamp: a long press on the clock turns the night light on", on and light.get("on") is True and light.get("state") == "ON", json.dumps(light))
     report("lamp: it shines in its colour", face.js("return getComputedStyle(document.querySelector('#lamp')).backgroundColor") == "rgb(255, 138, 61)",
            face.js("return getComputedStyle(document.querySelector('#lamp')).backgroundColor"))
-    report("lamp: the screen at the night light's brightness", face.until(lambda: node_state(face, "display").get("brightness") == 12, HANG_GUARD),
+    report("lamp: the screen at the night light's brightness", face.until(lambda: node_state(face, "display").get("brightness") == 12),
            json.dumps(node_state(face, "display")))
     report("lamp: the long press did not also open the controls", not face.js("return document.body.classList.contains('controls')"))
     face.cmd("nightlight", {"color": "#3366FF", "brightness": 30})
     report("lamp: a new colour from the node shows", face.until(lambda: face.js(
-        "return getComputedStyle(document.querySelector('#lamp')).backgroundColor") == "rgb(51, 102, 255)", HANG_GUARD))
+        "return getComputedStyle(document.querySelector('#lamp')).backgroundColor") == "rgb(51, 102, 255)"))
     # Brighter for the screenshots: this browser is a screen the node cannot dim, so the page dims
     # itself to the lamp's brightness, and at 12 % the colour would hardly show in a picture.
     face.cmd("nightlight", {"color": "#FF8A3D", "brightness": 70})
     six_sizes(face, "lamp", "nightlight", ["#lamp", ".lamp-hint"])
     face.cmd("settings", {"language": "de"})
-    face.until(lambda: text(face, ".lamp-hint") == de["lamp.hint"], HANG_GUARD)
+    face.until(lambda: text(face, ".lamp-hint") == de["lamp.hint"])
     six_sizes(face, "lamp", "nightlight", ["#lamp"], english_patterns(en, de))
     face.cmd("settings", {"language": "en", "kids": {"enabled": True, "wake": node_hhmm(face, 180), "sleep_from": node_hhmm(face, -60)}})
-    face.until(lambda: node_state(face, "kids").get("state") == "sleep", HANG_GUARD)
+    face.until(lambda: node_state(face, "kids").get("state") == "sleep")
     report("lamp: it covers the kids' clock", not face.js("return document.querySelector('#lamp').hidden")
            and face.js("return document.querySelector('#kids').hidden"))
     long_press(face, "#lamp")
-    off = face.until(lambda: face.js("return document.querySelector('#lamp').hidden"), HANG_GUARD)
+    off = face.until(lambda: face.js("return document.querySelector('#lamp').hidden"))
     report("lamp: a long press on the lamp turns it off, and the kids' clock is back", off and not node_state(face, "nightlight").get("on")
            and not face.js("return document.querySelector('#kids').hidden"), json.dumps(node_state(face, "nightlight")))
     face.cmd("settings", {"kids": {"enabled": False}})
@@ -790,7 +793,7 @@ def counting_down(face, css, limit, ends_at):
 
     first, left_first = read()
     start = time.monotonic()
-    face.until(lambda: first is None or (read()[0] or first) <= first - 2, HANG_GUARD)
+    face.until(lambda: first is None or (read()[0] or first) <= first - 2)
     later, left_later = read()
     took = time.monotonic() - start
     not_ahead = all(shown is not None and isinstance(left, (int, float)) and shown >= min(left, limit) - 1
@@ -823,12 +826,12 @@ def check_timers(face):
     open_panel(face, "timers")
     face.d.find_element("css selector", "#sheet-body input.input").send_keys("Pasta")
     face.click(".preset")  # 1 min
-    ok = face.until(lambda: len(node_timers(face)) == 1, HANG_GUARD)
+    ok = face.until(lambda: len(node_timers(face)) == 1)
     timer = node_timers(face)[0] if ok else {}
     report("timer started from the 1 min preset with its label", ok and timer.get("label") == "Pasta" and timer.get("duration_s") == 60, json.dumps(timer))
     tid = timer.get("id", "")
     row = f'.timer-row[data-id="{tid}"] .timer-time'
-    face.until(lambda: text(face, row), HANG_GUARD)
+    face.until(lambda: text(face, row))
     chip = text(face, "#timer-chips")
     ok, detail = counting_down(face, row, 60, timer.get("ends_at"))
     report("the panel counts the timer down", ok, detail)
@@ -838,26 +841,26 @@ def check_timers(face):
     report("a running timer: at most one DOM update a second", r["batches"] <= per_second_budget(r) and r["raf"] == 0, json.dumps(r))
 
     face.click(f'[data-key="p{tid}"]')
-    paused = face.until(lambda: (node_timers(face) or [{}])[0].get("state") == "paused", HANG_GUARD)
+    paused = face.until(lambda: (node_timers(face) or [{}])[0].get("state") == "paused")
     # The chip marked paused: the page has drawn the pause, so no tick drawn before it is left.
-    marked = face.until(lambda: face.js("return !!document.querySelector('#timer-chips .tchip.paused')"), HANG_GUARD)
+    marked = face.until(lambda: face.js("return !!document.querySelector('#timer-chips .tchip.paused')"))
     frozen = text(face, row)
     time.sleep(1.5)
     report("pause: paused on the node, the time stands still, the chip is marked",
            paused and marked and text(face, row) == frozen, str(frozen))
     face.click(f'[data-key="p{tid}"]')
-    report("resume", face.until(lambda: (node_timers(face) or [{}])[0].get("state") == "running", HANG_GUARD))
+    report("resume", face.until(lambda: (node_timers(face) or [{}])[0].get("state") == "running"))
     face.click(f'[data-key="e{tid}"]')
-    report("+1 min adds a minute", face.until(lambda: (node_timers(face) or [{}])[0].get("duration_s") == 120, HANG_GUARD), json.dumps(node_timers(face)))
-    face.until(lambda: (seconds_of(text(face, row)) or 0) > 60, HANG_GUARD)
+    report("+1 min adds a minute", face.until(lambda: (node_timers(face) or [{}])[0].get("duration_s") == 120), json.dumps(node_timers(face)))
+    face.until(lambda: (seconds_of(text(face, row)) or 0) > 60)
     report("the panel shows the minute added", (seconds_of(text(face, row)) or 0) > 60, str(text(face, row)))
     face.click(f'[data-key="c{tid}"]')
-    gone = face.until(lambda: not node_timers(face), HANG_GUARD) and face.until(lambda: face.js("return document.getElementById('timer-chips').hidden"), HANG_GUARD)
+    gone = face.until(lambda: not node_timers(face)) and face.until(lambda: face.js("return document.getElementById('timer-chips').hidden"))
     report("cancel removes the timer from the node, the panel and the face", gone)
 
     for minutes in (4, 2, 3, 5):
         face.cmd("timer/start", {"minutes": minutes, "label": f"T{minutes}"})
-    face.until(lambda: face.js("return document.querySelectorAll('#timer-chips .tchip').length") == 3, HANG_GUARD)
+    face.until(lambda: face.js("return document.querySelectorAll('#timer-chips .tchip').length") == 3)
     chips = face.js("return [...document.querySelectorAll('#timer-chips .tchip')].map(c => c.textContent)")
     report("four timers: two chips, the nearest first, and +2", len(chips) == 3 and chips[0].startswith("T2") and chips[1].startswith("T3") and chips[2] == "+2", json.dumps(chips))
     face.shot("face-timers-chips-1280x800")
@@ -876,9 +879,9 @@ def check_timers(face):
         for _ in range(times):
             spin.send_keys(key)
     face.click(".custom-time ~ .btn-primary")
-    started = face.until(lambda: any(t.get("label") == "Tea" for t in node_timers(face)), HANG_GUARD)
+    started = face.until(lambda: any(t.get("label") == "Tea" for t in node_timers(face)))
     report("a custom 0:03 timer starts", started and node_timers(face)[0].get("duration_s") == 3, json.dumps(node_timers(face)))
-    shown = face.until(lambda: face.js("return !document.getElementById('timer-ring').hidden"), HANG_GUARD, 0.1)
+    shown = face.until(lambda: face.js("return !document.getElementById('timer-ring').hidden"), step=0.1)
     report("the finished timer shows, named", shown and text(face, ".tring-item h2") == "Tea", str(text(face, "#timer-ring")))
     p = panel_problems(face)
     report("finished view: touch targets and names", not p["small"] and not p["unnamed"], "; ".join(p["small"] + p["unnamed"]))
@@ -887,19 +890,19 @@ def check_timers(face):
         face.shot(f"face-timer-finished-{w}x{h}")
     face.size(1280, 800)
     face.click(".tring-actions .ring-snooze")
-    cleared = face.until(lambda: face.js("return document.getElementById('timer-ring').hidden"), HANG_GUARD) and not node_timers(face)
+    cleared = face.until(lambda: face.js("return document.getElementById('timer-ring').hidden")) and not node_timers(face)
     report("Dismiss clears it", cleared, json.dumps(node_timers(face)))
 
     face.cmd("timer/start", {"seconds": 1, "label": "Eggs"})
     face.cmd("timer/start", {"seconds": 1, "label": "Rice"})
-    both = face.until(lambda: face.js("return document.querySelectorAll('#timer-ring .tring-item').length") == 2, HANG_GUARD, 0.1)
+    both = face.until(lambda: face.js("return document.querySelectorAll('#timer-ring .tring-item').length") == 2, step=0.1)
     report("two finished timers are listed", both, str(text(face, "#timer-ring")))
     face.shot("face-timer-finished-two-1280x800")
     face.click(".tring-item .btn")  # +1 min on the first
-    again = face.until(lambda: any(t.get("state") == "running" and 55 <= t.get("remaining_s", 0) <= 61 for t in node_timers(face)), HANG_GUARD)
+    again = face.until(lambda: any(t.get("state") == "running" and 55 <= t.get("remaining_s", 0) <= 61 for t in node_timers(face)))
     report("+1 min in the finished view runs the timer again for a minute", again, json.dumps(node_timers(face)))
     face.click(".tring-actions .ring-snooze")
-    face.until(lambda: face.js("return document.getElementById('timer-ring').hidden"), HANG_GUARD)
+    face.until(lambda: face.js("return document.getElementById('timer-ring').hidden"))
     face.cmd("timer/cancel")
 
 
@@ -917,12 +920,12 @@ def check_meditation(face):
     open_panel(face, "meditation")
     face.click('.seg[aria-label="Interval gong"] [data-value="5"]')
     face.click('.seg[aria-label="Duration in minutes"] [data-value="5"]')
-    face.until(lambda: face.state().get("settings", {}).get("meditation", {}).get("minutes") == 5, HANG_GUARD)
+    face.until(lambda: face.state().get("settings", {}).get("meditation", {}).get("minutes") == 5)
     time.sleep(0.5)  # the lists are drawn again from the node's settings
     gongs = face.d.find_elements("css selector", '.sound-list [role=radio]')
     if len(gongs) > 1:
         gongs[1].click()
-    face.until(lambda: face.state().get("settings", {}).get("meditation", {}).get("gong") != before.get("gong", "singing-bowl"), HANG_GUARD)
+    face.until(lambda: face.state().get("settings", {}).get("meditation", {}).get("gong") != before.get("gong", "singing-bowl"))
     m = face.state().get("settings", {}).get("meditation", {})
     catalog = face.cmd("sounds").get("data", {}).get("gong", [])
     report("the choices go to settings.meditation", m.get("interval_min") == 5 and m.get("minutes") == 5
@@ -936,10 +939,10 @@ def check_meditation(face):
         face.shot(f"face-meditation-{w}x{h}")
     face.size(1280, 800)
     face.click(".btn.wide")
-    up = face.until(lambda: face.js("return !document.getElementById('session').hidden"), HANG_GUARD)
+    up = face.until(lambda: face.js("return !document.getElementById('session').hidden"))
     report("Start shows the session full screen", up and meditation(face).get("state") in ("preparing", "running"), json.dumps(meditation(face)))
-    face.until(lambda: meditation(face).get("state") == "running", HANG_GUARD)
-    face.until(lambda: text(face, "#s-phase") == "Meditating", HANG_GUARD)
+    face.until(lambda: meditation(face).get("state") == "running")
+    face.until(lambda: text(face, "#s-phase") == "Meditating")
     ok, detail = counting_down(face, "#s-time", 300, meditation(face).get("ends_at"))
     affirmation = text(face, ".aff.on")
     report("the countdown runs from the duration", ok, f"{text(face, '#s-phase')}: {detail}")
@@ -956,14 +959,14 @@ def check_meditation(face):
         report(f"session fits {w}x{h}", fits)
     face.size(1280, 800)
     face.click("#s-pause")
-    paused = face.until(lambda: meditation(face).get("state") == "paused", HANG_GUARD) and face.until(lambda: text(face, "#s-phase") == "Paused", HANG_GUARD)
+    paused = face.until(lambda: meditation(face).get("state") == "paused") and face.until(lambda: text(face, "#s-phase") == "Paused")
     frozen = text(face, "#s-time")
     time.sleep(1.5)
     report("pause: the node pauses, the time stands still", paused and text(face, "#s-time") == frozen, str(frozen))
     face.click("#s-pause")
-    report("resume", face.until(lambda: meditation(face).get("state") == "running", HANG_GUARD))
+    report("resume", face.until(lambda: meditation(face).get("state") == "running"))
     face.click("#s-stop")
-    stopped = face.until(lambda: meditation(face).get("state") == "idle", HANG_GUARD) and face.until(lambda: face.js("return document.getElementById('session').hidden"), HANG_GUARD)
+    stopped = face.until(lambda: meditation(face).get("state") == "idle") and face.until(lambda: face.js("return document.getElementById('session').hidden"))
     report("stop ends the session and its view", stopped, json.dumps(meditation(face)))
     restore = {k: before[k] for k in ("minutes", "preparation_s", "interval_min", "gong") if k in before}
     if restore:
@@ -997,22 +1000,22 @@ def check_library(face):
         return
     item = playable[0]
     face.click(f'[data-key="p{item["id"]}"]')
-    up = face.until(lambda: face.js("return !document.getElementById('session').hidden"), HANG_GUARD)
+    up = face.until(lambda: face.js("return !document.getElementById('session').hidden"))
     m = meditation(face)
     report("play shows the guided session with its name", up and m.get("kind") == "guided" and item["name"] in (text(face, "#s-item") or ""), json.dumps(m))
     time.sleep(1.2)
     face.js("const r = document.getElementById('s-range'); r.value = 6; r.dispatchEvent(new Event('input')); r.dispatchEvent(new Event('change'));")
-    sought = face.until(lambda: 5 <= (meditation(face).get("position_s") or 0) <= 9, HANG_GUARD)
+    sought = face.until(lambda: 5 <= (meditation(face).get("position_s") or 0) <= 9)
     report("the seek bar moves the node's position", sought, json.dumps(meditation(face)))
-    face.until(lambda: (seconds_of((text(face, "#s-pos") or "").split(" / ")[0]) or 0) >= 6, HANG_GUARD)
+    face.until(lambda: (seconds_of((text(face, "#s-pos") or "").split(" / ")[0]) or 0) >= 6)
     report("the position shows", (seconds_of((text(face, "#s-pos") or "").split(" / ")[0]) or 0) >= 6, str(text(face, "#s-pos")))
     face.shot("face-library-playing-1280x800")
     face.click("#s-pause")
-    report("pause a guided meditation", face.until(lambda: meditation(face).get("state") == "paused", HANG_GUARD))
+    report("pause a guided meditation", face.until(lambda: meditation(face).get("state") == "paused"))
     face.click("#s-pause")
-    report("resume a guided meditation", face.until(lambda: meditation(face).get("state") == "running", HANG_GUARD))
+    report("resume a guided meditation", face.until(lambda: meditation(face).get("state") == "running"))
     face.click("#s-stop")
-    report("stop a guided meditation", face.until(lambda: meditation(face).get("state") == "idle", HANG_GUARD))
+    report("stop a guided meditation", face.until(lambda: meditation(face).get("state") == "idle"))
 
     face.load()
     open_panel(face, "meditation")
@@ -1024,7 +1027,7 @@ def check_library(face):
     inputs[1].clear()
     inputs[1].send_keys("Ana Teacher")
     face.click("#sheet-body .actions .btn-primary")
-    renamed = face.until(lambda: "Ana Teacher" in face.js("return [...document.querySelectorAll('#sheet-body h3.teacher')].map(h => h.textContent)"), HANG_GUARD)
+    renamed = face.until(lambda: "Ana Teacher" in face.js("return [...document.querySelectorAll('#sheet-body h3.teacher')].map(h => h.textContent)"))
     report("rename: the entry moves to its new teacher", renamed and "Evening Calm" in (text(face, "#sheet-body") or ""), str(text(face, "#sheet-body")))
     face.cmd("meditation/edit", {"id": item["id"], "name": "", "teacher": ""})
 
@@ -1112,7 +1115,7 @@ def check_ringing(face, ring_command, ring_at, timeout):
     face.shot("face-ringing-1280x800")
     # A timer that finishes while the alarm rings: the alarm's view stays in front.
     face.cmd("timer/start", {"seconds": 1, "label": "Oven"})
-    timer_rings = face.until(lambda: any(t.get("state") == "ringing" for t in node_timers(face)), HANG_GUARD)
+    timer_rings = face.until(lambda: any(t.get("state") == "ringing" for t in node_timers(face)))
     report("a ringing alarm comes before a finished timer", timer_rings and face.js("return document.getElementById('timer-ring').hidden")
            and not face.js("return document.getElementById('ringing').hidden"), json.dumps(node_timers(face)))
     button = face.d.find_element("css selector", "#ring-dismiss")
@@ -1123,7 +1126,7 @@ def check_ringing(face, ring_command, ring_at, timeout):
     gone = hold_until(face, button, lambda: face.js("return document.getElementById('ringing').hidden"))
     report("holding Dismiss dismisses", gone and face.state().get("alarm/state", {}).get("state") != "ringing")
     if timer_rings:
-        after = face.until(lambda: text(face, ".tring-item h2") == "Oven", HANG_GUARD)
+        after = face.until(lambda: text(face, ".tring-item h2") == "Oven")
         report("then the finished timer shows", after, str(text(face, "#timer-ring")))
         if after:
             face.click(".tring-actions .ring-snooze")
@@ -1198,10 +1201,10 @@ def open_panel(face, name):
             except (ElementNotInteractableException, RuntimeError):
                 if not hidden("sheet"):
                     raise  # else the controls hid themselves meanwhile (10 s untouched, on a slow machine)
-            face.until(lambda: hidden("sheet"), HANG_GUARD)
+            face.until(lambda: hidden("sheet"))
         if hidden("dock"):
             face.click("#face")
-            face.until(lambda: not hidden("dock"), HANG_GUARD)
+            face.until(lambda: not hidden("dock"))
         face.click(f'[data-panel="{name}"]')
         # The dock's labels can move under a click while its font loads: one more try.
         if face.until(lambda: face.js("return document.querySelector(`[data-panel='${arguments[0]}']`).getAttribute('aria-expanded')", name) == "true", 5):
@@ -1297,7 +1300,7 @@ def check_german(face):
     report("sound names in German", [s["name"] for s in face.js("return noiseclockFace.store.sounds?.noise || []")] == [s["name"] for s in noise])
     screen("the clock", "clock")
     face.click("#face")
-    face.until(lambda: face.js("return !document.getElementById('dock').hidden"), HANG_GUARD)
+    face.until(lambda: face.js("return !document.getElementById('dock').hidden"))
     screen("the dock", "dock")
 
     open_panel(face, "noise")
@@ -1328,7 +1331,7 @@ def check_german(face):
     open_panel(face, "timers")
     screen("Timers", "timers")
     face.click("#sheet-body .timer-row [data-key^=p]")
-    face.until(lambda: face.js("return !!document.querySelector('.timer-row.paused')"), HANG_GUARD)
+    face.until(lambda: face.js("return !!document.querySelector('.timer-row.paused')"))
     screen("Timers, one paused", "timers-paused")
 
     open_panel(face, "meditation")
@@ -1347,50 +1350,50 @@ def check_german(face):
     screen("Settings", "settings")
     face.click('#sheet-body .seg [data-value="night"]')
     face.cmd("settings", {"time_format": "12h"})
-    face.until(lambda: face.js("return noiseclockFace.store.state.settings?.time_format") == "12h", HANG_GUARD)
+    face.until(lambda: face.js("return noiseclockFace.store.state.settings?.time_format") == "12h")
     open_panel(face, "settings")  # drawn again: the night's time pickers with AM and PM
-    report("Settings in 12 hours: AM/PM pickers", face.until(lambda: face.js("return !!document.querySelector('#sheet-body .picker .seg')"), HANG_GUARD))
+    report("Settings in 12 hours: AM/PM pickers", face.until(lambda: face.js("return !!document.querySelector('#sheet-body .picker .seg')")))
     screen("Settings, 12 hours", "settings-12h")
     face.cmd("settings", {"time_format": settings.get("time_format", "24h")})
     face.click("#sheet-close")
 
     for label in ("Ei", "Reis"):
         face.cmd("timer/start", {"seconds": 1, "label": label})
-    face.until(lambda: face.js("return document.querySelectorAll('#timer-ring .tring-item').length") == 2, HANG_GUARD, 0.1)
+    face.until(lambda: face.js("return document.querySelectorAll('#timer-ring .tring-item').length") == 2, step=0.1)
     screen("two finished timers", "timer-finished")
     face.cmd("timer/cancel")
 
     face.cmd("meditation/start")
-    face.until(lambda: text(face, "#s-phase") == de["med.phase.preparing"], HANG_GUARD)
+    face.until(lambda: text(face, "#s-phase") == de["med.phase.preparing"])
     screen("a session preparing", "session-preparing")
-    face.until(lambda: meditation(face).get("state") == "running", HANG_GUARD)
+    face.until(lambda: meditation(face).get("state") == "running")
     time.sleep(0.3)
     screen("a session", "session")
     face.cmd("meditation/pause")
-    face.until(lambda: text(face, "#s-phase") == de["med.phase.paused"], HANG_GUARD)
+    face.until(lambda: text(face, "#s-phase") == de["med.phase.paused"])
     screen("a paused session")
     face.cmd("meditation/stop")
     items = [i for g in (face.state().get("meditations") or {}).get("groups", []) for i in g.get("items", []) if not i.get("error")]
     if items:
         face.cmd("meditation/play", {"id": items[0]["id"]})
-        face.until(lambda: not face.js("return document.getElementById('s-seek').hidden"), HANG_GUARD)
+        face.until(lambda: not face.js("return document.getElementById('s-seek').hidden"))
         screen("a guided session", "session-guided")
         face.cmd("meditation/seek", {"position_s": max(0, int(items[0].get("duration_s", 3)) - 1)})
-        done = face.until(lambda: meditation(face).get("state") == "completed", HANG_GUARD, 0.1)
+        done = face.until(lambda: meditation(face).get("state") == "completed", step=0.1)
         time.sleep(0.3)
         report("a guided session completes", done, json.dumps(meditation(face)))
         screen("a completed session", "session-completed")
         face.cmd("meditation/stop")
 
     face.cmd("settings", {"face": {"night": {"enabled": True, "start": "00:00", "end": "23:59", "brightness": 0}}})
-    dark = face.until(lambda: not face.js("return document.getElementById('wake').hidden"), HANG_GUARD)
+    dark = face.until(lambda: not face.js("return document.getElementById('wake').hidden"))
     report("night at brightness 0: the wake hint shows", dark)
     screen("the dark screen's wake hint", "wake")
     face.cmd("settings", {"face": {"night": settings.get("face", {}).get("night", {"enabled": False})}})
 
     face.logs()
     face.js("window.__wsBlocked = true; for (const s of window.__sockets) s.close();")
-    report("the node out of reach: the offline mark shows", face.until(lambda: not face.js("return document.getElementById('conn').hidden"), HANG_GUARD))
+    report("the node out of reach: the offline mark shows", face.until(lambda: not face.js("return document.getElementById('conn').hidden")))
     screen("the offline mark", "offline")
     face.load()
     # The blocked sockets' errors were wanted; any other is kept.
@@ -1426,12 +1429,12 @@ def check_language_switch(face):
         report(f"settings.language {lang}: the page within 1 s", ok, f"{time.time() - start:.2f} s: {dock_name(face)}, {text(face, '#sheet-title')}")
         names = lambda: [s["name"] for s in face.js("return noiseclockFace.store.sounds?.noise || []")]
         wanted = [s["name"] for s in (face.cmd("sounds", {"language": lang}).get("data") or {}).get("noise", [])]
-        report(f"settings.language {lang}: sound names asked again", face.until(lambda: names() == wanted, HANG_GUARD), f"{names()[:3]} vs {wanted[:3]}")
+        report(f"settings.language {lang}: sound names asked again", face.until(lambda: names() == wanted), f"{names()[:3]} vs {wanted[:3]}")
     face.click('#sheet-body [lang="de"]')
-    ok = face.until(lambda: face.state().get("settings", {}).get("language") == "de" and text(face, "#sheet-title") == de["settings.title"], HANG_GUARD)
+    ok = face.until(lambda: face.state().get("settings", {}).get("language") == "de" and text(face, "#sheet-title") == de["settings.title"])
     report("the Settings panel's Deutsch switches the node and the page", ok, str(text(face, "#sheet-title")))
     face.click('#sheet-body [lang="en"]')
-    ok = face.until(lambda: face.state().get("settings", {}).get("language") == "en" and text(face, "#sheet-title") == en["settings.title"], HANG_GUARD)
+    ok = face.until(lambda: face.state().get("settings", {}).get("language") == "en" and text(face, "#sheet-title") == en["settings.title"])
     report("the Settings panel's English switches back", ok and face.js("return document.querySelector('#sheet-body [lang=en]').getAttribute('aria-pressed')") == "true")
 
     # An alarm being edited stays open through a change of language, with what was typed.
@@ -1439,24 +1442,24 @@ def check_language_switch(face):
     face.click(".list-head .btn-primary")
     face.d.find_element("css selector", "#sheet-body input.input").send_keys("Brunch")
     face.cmd("settings", {"language": "de"})
-    kept = face.until(lambda: text(face, "#sheet-title") == de["editor.new"], HANG_GUARD, 0.02)
+    kept = face.until(lambda: text(face, "#sheet-title") == de["editor.new"], step=0.02)
     typed = face.js("return document.querySelector('#sheet-body input.input')?.value")
     report("an alarm being edited stays open in the new language, as typed", kept and typed == "Brunch", f"{text(face, '#sheet-title')}: {typed}")
     face.click("#sheet-back")
     face.cmd("settings", {"language": "en"})
-    face.until(lambda: dock_name(face) == en["dock.settings"], HANG_GUARD)
+    face.until(lambda: dock_name(face) == en["dock.settings"])
     open_panel(face, "settings")
 
     face.d.execute_cdp_cmd("Network.enable", {})
     face.d.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/strings/*"]})
     face.cmd("settings", {"language": "de"})
-    face.until(lambda: face.js("return noiseclockFace.store.state.settings?.language") == "de", HANG_GUARD)
+    face.until(lambda: face.js("return noiseclockFace.store.state.settings?.language") == "de")
     time.sleep(0.5)
     report("strings that cannot be fetched: the last ones stay", dock_name(face) == en["dock.settings"] and text(face, "#sheet-title") == en["settings.title"],
            f"{dock_name(face)}, {text(face, '#sheet-title')}")
     face.d.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
     face.cmd("settings", {"show_seconds": not face.state().get("settings", {}).get("show_seconds", False)})
-    report("and the next settings bring the new ones", face.until(lambda: dock_name(face) == de["dock.settings"], HANG_GUARD), str(dock_name(face)))
+    report("and the next settings bring the new ones", face.until(lambda: dock_name(face) == de["dock.settings"]), str(dock_name(face)))
     face.cmd("settings", {"show_seconds": not face.state().get("settings", {}).get("show_seconds", False), "language": before})
 
 
@@ -1474,13 +1477,13 @@ def check_ringing_german(face):
     face.size(1280, 800)
     face.load()
     face.set_node_time(ring.timestamp() - 2)
-    shown = face.until(lambda: face.js("return !document.getElementById('ringing').hidden"), HANG_GUARD, 0.1)
+    shown = face.until(lambda: face.js("return !document.getElementById('ringing').hidden"), step=0.1)
     report("a German alarm rings, named in German", shown and text(face, "#ring-label") == de["label.alarm"], str(text(face, "#ring-label")))
     bad = english_in(face.js(VISIBLE_TEXTS), patterns)
     report("German: no English text on the ringing view", shown and not bad, "; ".join(bad[:6]))
     german_look(face, "the ringing view", "ringing")
     face.click("#ring-snooze")
-    snoozed = face.until(lambda: face.js("return !document.getElementById('snoozed').hidden"), HANG_GUARD)
+    snoozed = face.until(lambda: face.js("return !document.getElementById('snoozed').hidden"))
     bad = english_in(face.js(VISIBLE_TEXTS), patterns)
     report("German: no English text on the snoozed state", snoozed and not bad, "; ".join(bad[:6]))
     german_look(face, "the snoozed state", "snoozed")
@@ -1522,8 +1525,8 @@ def check_disconnected(face, wait_for_stop):
                 return False
             except Exception:
                 return True
-        report("node stopped", face.until(node_gone, HANG_GUARD, 0.5))
-    marked = face.until(lambda: face.js("return !document.getElementById('conn').hidden"), HANG_GUARD, 0.1)
+        report("node stopped", face.until(node_gone, step=0.5))
+    marked = face.until(lambda: face.js("return !document.getElementById('conn').hidden"), step=0.1)
     report("disconnected mark shows", marked)
     stale = face.js("""return [...document.querySelectorAll('#battery, #next-alarm, #noise-now, #snoozed')]
         .filter(e => !e.hidden && !e.classList.contains('stale')).map(e => e.id)""")
