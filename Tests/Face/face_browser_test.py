@@ -73,14 +73,14 @@ INIT_FILE = "test-init.js"  # its name in a face folder made by --prepare-face
 WEBKIT_SCALES = [1.0, 0.625]
 
 failures = []
-STARTED = time.time()
+STARTED = time.monotonic()
 # What must come (the page's connection, its first state) is waited for up to this, as the Swift
 # tests' eventHangGuard: a loaded machine makes it late, never absent.
 HANG_GUARD = 300
 
 
 def report(check, ok, detail=""):
-    print(json.dumps({"check": check, "ok": bool(ok), "detail": detail, "t": round(time.time() - STARTED, 1)}), flush=True)
+    print(json.dumps({"check": check, "ok": bool(ok), "detail": detail, "t": round(time.monotonic() - STARTED, 1)}), flush=True)
     if not ok:
         failures.append(check)
 
@@ -145,8 +145,8 @@ class Face:
     def until(self, fn, timeout=HANG_GUARD, step=0.05):
         """Waits for fn() to hold: for an event that must come, up to the hang guard; a shorter
         timeout only where a time is the point (a promise 'within a second', a retry window)."""
-        end = time.time() + timeout
-        while time.time() < end:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
             if fn():
                 return True
             time.sleep(step)
@@ -181,13 +181,13 @@ class Face:
         # A panel redrawn by a state update between the lookup and the click leaves a stale
         # element (seen on a loaded machine): look it up again. One still sliding in may not take
         # the click yet.
-        end = time.time() + 5
+        end = time.monotonic() + 5
         while True:
             try:
                 self.d.find_element("css selector", css).click()
                 break
             except (StaleElementReferenceException, ElementNotInteractableException, ElementClickInterceptedException) as e:
-                if time.time() > end:
+                if time.monotonic() > end:
                     raise RuntimeError(f"{css} could not be clicked for 5 s ({type(e).__name__}); the page: {self.page_state()}") from e
                 time.sleep(0.1)
         time.sleep(0.4)
@@ -357,10 +357,10 @@ def check_digit_cells(face, original_font):
 def check_theme(face):
     """A theme change sent to the node reaches the page within a second."""
     for theme in ["day", "red", "night"]:
-        start = time.time()
+        start = time.monotonic()
         face.cmd("settings", {"face": {"theme": theme, "night": {"enabled": False}}})
         ok = face.until(lambda: face.js("return document.documentElement.dataset.theme") == theme, 1.0, 0.02)
-        report(f"theme {theme} within 1 s", ok, f"{time.time() - start:.2f} s")
+        report(f"theme {theme} within 1 s", ok, f"{time.monotonic() - start:.2f} s")
         if face.shots:
             for w, h in [(1280, 800), (480, 800)]:
                 face.size(w, h)
@@ -1421,12 +1421,12 @@ def check_language_switch(face):
     face.load()
     open_panel(face, "settings")
     for lang, strings in (("de", de), ("en", en)):
-        start = time.time()
+        start = time.monotonic()
         face.cmd("settings", {"language": lang})
         ok = face.until(lambda: dock_name(face) == strings["dock.settings"] and text(face, "#sheet-title") == strings["settings.title"]
                         and face.js("return document.documentElement.lang") == lang
                         and face.js("return document.getElementById('time').getAttribute('aria-label')").startswith(strings["clock.label"].split("{")[0]), 1.0, 0.02)
-        report(f"settings.language {lang}: the page within 1 s", ok, f"{time.time() - start:.2f} s: {dock_name(face)}, {text(face, '#sheet-title')}")
+        report(f"settings.language {lang}: the page within 1 s", ok, f"{time.monotonic() - start:.2f} s: {dock_name(face)}, {text(face, '#sheet-title')}")
         names = lambda: [s["name"] for s in face.js("return noiseclockFace.store.sounds?.noise || []")]
         wanted = [s["name"] for s in (face.cmd("sounds", {"language": lang}).get("data") or {}).get("noise", [])]
         report(f"settings.language {lang}: sound names asked again", face.until(lambda: names() == wanted), f"{names()[:3]} vs {wanted[:3]}")

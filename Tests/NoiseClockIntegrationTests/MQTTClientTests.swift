@@ -22,6 +22,8 @@ private final class ScriptedBroker: @unchecked Sendable {
         var connections = 0
         var open: Set<Int32> = []
         var listening = true
+        /// Set by `close`: from then on a failing `accept` ends the loop.
+        var closing = false
     }
     struct Packet: Sendable {
         /// The MQTT packet type: 1 CONNECT, 3 PUBLISH, 12 PINGREQ, 14 DISCONNECT, …
@@ -57,6 +59,7 @@ private final class ScriptedBroker: @unchecked Sendable {
     /// Stops listening and ends every connection still open (each thread then closes its own).
     func close() {
         state.withLock { state in
+            state.closing = true
             if state.listening { shutdown(listener, Int32(SHUT_RDWR)) }
             for connection in state.open { shutdown(connection, Int32(SHUT_RDWR)) }
         }
@@ -69,7 +72,12 @@ private final class ScriptedBroker: @unchecked Sendable {
     private func acceptConnections() {
         while true {
             let connection = accept(listener, nil, nil)
-            if connection < 0 { break }
+            if connection < 0 {
+                // A connection reset before it was taken, or a signal, is not the end; `close` is.
+                let transient = errno == EINTR || errno == ECONNABORTED
+                if transient, !state.withLock({ $0.closing }) { continue }
+                break
+            }
             let index = state.withLock { state in
                 state.open.insert(connection)
                 defer { state.connections += 1 }

@@ -151,6 +151,11 @@ public final class FaceWebSocket: Sendable {
         /// so the bench's round trips are the node's, not a poll interval).
         let waiting = Mutex<[String: CheckedContinuation<JSONValue?, Never>]>([:])
 
+        /// Records why the connection closed; the first reason seen is the one kept.
+        func noteClose(_ reason: String) {
+            closeReason.withLock { if $0 == nil { $0 = reason } }
+        }
+
         func received(_ value: JSONValue, at instant: ContinuousClock.Instant) {
             messages.withLock { $0.append(value) }
             arrivals.withLock { $0.append(instant) }
@@ -252,7 +257,7 @@ public final class FaceWebSocket: Sendable {
     }
 
     public func close() async {
-        inbox.closeReason.withLock { if $0 == nil { $0 = "closed by the test" } }
+        inbox.noteClose("closed by the test")
         try? await channel.close()
     }
 
@@ -303,13 +308,13 @@ public final class FaceWebSocket: Sendable {
 
         func channelInactive(context: ChannelHandlerContext) {
             outcome.withLock { if $0 == nil { $0 = .refused(FaceHTTP.parse(buffer)) } }
-            inbox.closeReason.withLock { if $0 == nil { $0 = "closed during the handshake" } }
+            inbox.noteClose("closed during the handshake")
             inbox.closed.withLock { $0 = true }
             context.fireChannelInactive()
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
-            inbox.closeReason.withLock { if $0 == nil { $0 = "error during the handshake: \(error)" } }
+            inbox.noteClose("error during the handshake: \(error)")
             context.close(promise: nil)
         }
     }
@@ -337,7 +342,7 @@ public final class FaceWebSocket: Sendable {
             case .connectionClose:
                 let code = payload.readInteger(as: UInt16.self)
                 inbox.closeCode.withLock { $0 = code }
-                inbox.closeReason.withLock { if $0 == nil { $0 = "the server's close frame (\(code.map(String.init) ?? "no code"))" } }
+                inbox.noteClose("the server's close frame (\(code.map(String.init) ?? "no code"))")
                 context.close(promise: nil)
             default:
                 break
@@ -345,12 +350,12 @@ public final class FaceWebSocket: Sendable {
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            inbox.closeReason.withLock { if $0 == nil { $0 = "the connection ended" } }
+            inbox.noteClose("the connection ended")
             inbox.closed.withLock { $0 = true }
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
-            inbox.closeReason.withLock { if $0 == nil { $0 = "error on the client's side: \(error)" } }
+            inbox.noteClose("error on the client's side: \(error)")
             context.close(promise: nil)
         }
     }
