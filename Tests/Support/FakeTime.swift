@@ -25,7 +25,9 @@ import Synchronization
 ///   armed CLOCK_REALTIME timerfd expire at once, as the kernel wakes `TFD_TIMER_CANCEL_ON_SET`
 ///   timers when the real clock is set, so the program sees the jump and arms again. It waits
 ///   for libfaketime to show the new offset first (up to a second, see above): a timer woken
-///   earlier would read the old clock and sleep on.
+///   earlier would read the old clock and sleep on. The watch is added before the first
+///   CLOCK_REALTIME `timerfd_create` returns, and a deadline being moved and set holds a lock
+///   the wake also takes, so no change of the file is missed by a timer armed around it.
 ///
 /// The shim is built once per run with the C compiler of the Swift toolchain.
 public final class FakeTime: Sendable {
@@ -117,6 +119,7 @@ public final class FakeTime: Sendable {
         #include <limits.h>
         #include <pthread.h>
         #include <signal.h>
+        #include <stdint.h>
         #include <stdlib.h>
         #include <string.h>
         #include <sys/inotify.h>
@@ -135,6 +138,13 @@ public final class FakeTime: Sendable {
         #define BILLION 1000000000LL
 
         static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+        /* Held while a realtime deadline is moved and set, and while the watcher wakes the timers:
+           a deadline moved with the old offset is then either set before the wake (and woken) or
+           moved after it (with the new offset). Without it, a `timerfd_settime` that read the old
+           offset and was preempted before its syscall could overwrite the wake, and the timer then
+           slept to a deadline moved by the old offset (minutes late in real time). Taken before
+           table_lock, never after it. */
+        static pthread_mutex_t arm_lock = PTHREAD_MUTEX_INITIALIZER;
         static int *realtime_fds; /* fds from timerfd_create(CLOCK_REALTIME, ...), maybe closed since */
         static size_t realtime_count, realtime_capacity;
         static int watcher_started;
@@ -302,14 +312,9 @@ public final class FakeTime: Sendable {
             free(fds);
         }
 
-        static void *watch(void *unused) {
-            (void)unused;
-            int queue = inotify_init1(IN_CLOEXEC);
-            if (queue < 0) return NULL;
-            if (inotify_add_watch(queue, watched_directory, IN_MOVED_TO | IN_CLOSE_WRITE) < 0) {
-                close(queue);
-                return NULL;
-            }
+        /* Reads the queue that start_watcher opened (its fd passed as the argument). */
+        static void *watch(void *argument) {
+            int queue = (int)(intptr_t)argument;
             char buffer[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
             for (;;) {
                 ssize_t length = read(queue, buffer, sizeof buffer); /* blocks until the folder changes */
@@ -325,7 +330,9 @@ public final class FakeTime: Sendable {
                 }
                 if (changed) {
                     wait_until_offset_seen();
+                    pthread_mutex_lock(&arm_lock);
                     wake_realtime_timers();
+                    pthread_mutex_unlock(&arm_lock);
                 }
                 if (gone) break;
             }
@@ -349,6 +356,15 @@ public final class FakeTime: Sendable {
                 watched_directory = slash == file ? strdup("/") : slash ? strndup(file, (size_t)(slash - file)) : strdup(".");
                 if (!watched_path || !watched_name || !watched_directory || !*watched_name) return;
             }
+            /* The watch is in place before the timerfd_create that started it returns, so no change
+               of the file made after a timer exists goes unseen (a thread adding it later could
+               miss a change made while it waited to be scheduled). */
+            int queue = inotify_init1(IN_CLOEXEC);
+            if (queue < 0) return;
+            if (inotify_add_watch(queue, watched_directory, IN_MOVED_TO | IN_CLOSE_WRITE) < 0) {
+                close(queue);
+                return;
+            }
             /* All signals blocked from its first instruction on: process signals go to the program's threads. */
             sigset_t all, previous;
             sigfillset(&all);
@@ -358,10 +374,11 @@ public final class FakeTime: Sendable {
             pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
             pthread_attr_setstacksize(&attributes, 256 * 1024);
             pthread_t thread;
-            int failed = pthread_create(&thread, &attributes, watch, NULL);
+            int failed = pthread_create(&thread, &attributes, watch, (void *)(intptr_t)queue);
             pthread_attr_destroy(&attributes);
             pthread_sigmask(SIG_SETMASK, &previous, NULL);
             if (failed) {
+                close(queue);
                 pthread_mutex_lock(&table_lock);
                 watcher_started = 0;
                 pthread_mutex_unlock(&table_lock);
@@ -372,6 +389,7 @@ public final class FakeTime: Sendable {
 
         static void after_fork_in_child(void) {
             pthread_mutex_init(&table_lock, NULL);
+            pthread_mutex_init(&arm_lock, NULL);
             watcher_started = 0;
         }
 
@@ -389,15 +407,19 @@ public final class FakeTime: Sendable {
         int timerfd_settime(int fd, int flags, const struct itimerspec *new_value, struct itimerspec *old_value) {
             struct itimerspec real;
             long long offset;
-            if (new_value && (flags & TFD_TIMER_ABSTIME) && new_value->it_value.tv_sec >= 0
+            int absolute = new_value && (flags & TFD_TIMER_ABSTIME) && new_value->it_value.tv_sec >= 0
                 && new_value->it_value.tv_nsec >= 0 && new_value->it_value.tv_nsec < BILLION
-                && (new_value->it_value.tv_sec != 0 || new_value->it_value.tv_nsec != 0) && is_realtime(fd)
-                && faked_offset(&offset) == 0 && offset != 0) {
+                && (new_value->it_value.tv_sec != 0 || new_value->it_value.tv_nsec != 0) && is_realtime(fd);
+            if (!absolute) return (int)syscall(SYS_timerfd_settime, fd, flags, new_value, old_value);
+            pthread_mutex_lock(&arm_lock);
+            if (faked_offset(&offset) == 0 && offset != 0) {
                 real = *new_value;
                 real.it_value = moved(new_value->it_value, offset);
                 new_value = &real;
             }
-            return (int)syscall(SYS_timerfd_settime, fd, flags, new_value, old_value);
+            int result = (int)syscall(SYS_timerfd_settime, fd, flags, new_value, old_value);
+            pthread_mutex_unlock(&arm_lock);
+            return result;
         }
 
         int timerfd_gettime(int fd, struct itimerspec *curr_value) {
