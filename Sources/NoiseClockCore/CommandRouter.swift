@@ -21,7 +21,10 @@ public protocol CommandGroup: Sendable {
 /// The verbs a node answers, from every transport. Verbs are declared by `CommandGroup`s, each an
 /// `add` with its shape and handler; a handler decodes its arguments into typed values first.
 public struct CommandRouter: Sendable {
-    public typealias Handler = @Sendable (CommandArguments) async throws -> JSONValue
+    /// Run on the caller's executor (`nonisolated(nonsending)`, SE-0461): called from the node's
+    /// loop, a handler and the feature it calls run there with no hop between them, so a command
+    /// costs a job only where it really waits (a store's write).
+    public typealias Handler = nonisolated(nonsending) @Sendable (CommandArguments) async throws -> JSONValue
     /// A handler that never waits: its answer is ready when it returns (`ping`).
     public typealias ImmediateHandler = @Sendable (CommandArguments) throws -> JSONValue
 
@@ -47,7 +50,7 @@ public struct CommandRouter: Sendable {
     }
 
     /// Answers `command` through its own reply.
-    public func handle(_ command: Command) async {
+    nonisolated(nonsending) public func handle(_ command: Command) async {
         command.reply(await respond(verb: command.verb, payload: command.payload))
     }
 
@@ -72,7 +75,7 @@ public struct CommandRouter: Sendable {
     }
 
     /// Decodes and runs one command; every failure becomes an error response, never a throw.
-    public func respond(verb: String, payload bytes: [UInt8]) async -> CommandResponse {
+    nonisolated(nonsending) public func respond(verb: String, payload bytes: [UInt8]) async -> CommandResponse {
         let (payload, transaction) = CommandPayload.decode(bytes)
         let result: Result<JSONValue, CommandError>
         do {

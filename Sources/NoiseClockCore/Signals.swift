@@ -1,4 +1,5 @@
 import Synchronization
+import NoiseClockSystem
 
 /// What one feature tells the others, typed: the screen lights for a ringing alarm or timer, the
 /// clock, the screen and the sessions follow the settings, Home Assistant's discovery follows the
@@ -37,11 +38,13 @@ public enum NodeSignal: Sendable, Hashable {
 }
 
 /// The node's signals (`StateHub.signals`): sent by the feature that owns the fact, delivered to
-/// every subscriber in the order sent, outside any lock (`InOrder`), and only when it changed. A
-/// new subscriber first gets the latest signal of each kind. A handler should be quick: set a
-/// flag, wake a `WakeUp`.
+/// every subscriber in the order sent, and only when it changed. A new subscriber first gets the
+/// latest signal of each kind. Handlers are isolated to `NodeActor`, as the features are: a handler
+/// changes its feature's state directly (no lock) and is called on the loop, never under a lock
+/// (`InOrder`), so it may send a signal itself (delivered after the one being delivered). A handler
+/// should be quick: note the fact, wake a `WakeUp`.
 public final class Signals: Sendable {
-    private typealias Handler = @Sendable (NodeSignal) -> Void
+    public typealias Handler = @NodeActor @Sendable (NodeSignal) -> Void
 
     private enum Delivery {
         case signal(NodeSignal, to: [Handler])
@@ -54,11 +57,14 @@ public final class Signals: Sendable {
         var deliveries = InOrder<Delivery>()
     }
 
+    /// Held only to note a signal or a subscriber (which a feature's nonisolated initializer may
+    /// add before the loop runs), never while a handler runs.
     private let state = Mutex(State())
 
     public init() {}
 
     /// Tells every subscriber `signal`, unless it is the latest of its kind already.
+    @NodeActor
     public func send(_ signal: NodeSignal) {
         let deliver = state.withLock { state -> Bool in
             guard state.latest.updateValue(signal, forKey: signal.kind) != signal else { return false }
@@ -67,18 +73,21 @@ public final class Signals: Sendable {
         if deliver { drain() }
     }
 
-    /// Adds a subscriber for the life of the node: the latest signal of each kind now, then each new one.
-    public func subscribe(_ handler: @escaping @Sendable (NodeSignal) -> Void) {
+    /// Adds a subscriber for the life of the node: the latest signal of each kind, then each new
+    /// one, all on the loop. From any thread: on the loop the latest are delivered at once, from
+    /// elsewhere on the loop soon (before any signal sent after).
+    public func subscribe(_ handler: @escaping Handler) {
         let deliver = state.withLock { state -> Bool in
             state.handlers.append(handler)
             return state.deliveries.add(.snapshot(state.latest.sorted { $0.key < $1.key }.map(\.value), to: handler))
         }
-        if deliver { drain() }
+        if deliver { NodeActor.onLoop { self.drain() } }
     }
 
     /// The latest signal of each kind, in kind order.
     public var latest: [NodeSignal] { state.withLock { $0.latest.sorted { $0.key < $1.key }.map(\.value) } }
 
+    @NodeActor
     private func drain() {
         InOrder.drain(take: { batch in state.withLock { $0.deliveries.take(into: &batch) } }) { delivery in
             switch delivery {

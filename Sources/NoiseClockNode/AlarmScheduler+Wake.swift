@@ -1,6 +1,7 @@
 import FoundationEssentials
 import NoiseClockCore
 import NoiseClockMQTT
+import NoiseClockSystem
 
 /// What the wake phases remember between the scheduler's looks.
 struct WakeTracking {
@@ -88,10 +89,10 @@ extension AlarmScheduler {
 /// the ring they go to full and stay on through `awake`; a sunrise that ends without its ring
 /// (the alarm switched off, skipped or deleted) turns them off again. While the broker is away
 /// nothing is sent: the next look after it is back sends the level of that moment.
-public final class WakeLamps: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state is the scheduler's (`@NodeActor`) alone.
-    let lamps: [WakeLamp]
-    let transport: any MQTTTransport
+@NodeActor
+public final class WakeLamps {
+    nonisolated let lamps: [WakeLamp]
+    nonisolated let transport: any MQTTTransport
     /// When each lamp got its last command; empty while they are not driven.
     var sent: [Date?]
     /// The lamps were turned on by a sunrise (and not turned off since).
@@ -99,7 +100,7 @@ public final class WakeLamps: @unchecked Sendable {
     /// They were taken to full after the ring.
     var full = false
 
-    public init(lamps: [WakeLamp], transport: any MQTTTransport) {
+    public nonisolated init(lamps: [WakeLamp], transport: any MQTTTransport) {
         self.lamps = lamps
         self.transport = transport
         sent = Array(repeating: nil, count: lamps.count)

@@ -1,6 +1,7 @@
 import Logging
 import NoiseClockAudio
 import NoiseClockCore
+import NoiseClockSystem
 import Synchronization
 
 /// The node's sound sources, by priority (SPEC §10): only the highest one sounding is heard.
@@ -27,17 +28,20 @@ public enum AudioSource: Int, Sendable, Hashable, Comparable, CaseIterable, Cust
 /// covers a ringing timer, a meditation or noise; a meditation covers noise; and none of them needs
 /// to know about the others.
 ///
-/// Changes go through `update`, which holds the arbiter's lock and then the engine's (always in
-/// that order), so a source's change and the cover it gets are one step of the mix.
-public final class AudioArbiter: Sendable {
+/// On the loop, as the sources are: a source's change and the cover it gets are one call of
+/// `update`, one step of the mix, and no lock of the arbiter's is held while the engine takes it.
+@NodeActor
+public final class AudioArbiter {
     /// Noise keeps this share of its gain under a preview, so the preview is heard against it.
-    public static let duckGain: Float = 0.2
+    public nonisolated static let duckGain: Float = 0.2
 
-    let output: any AudioOutput
+    nonisolated let output: any AudioOutput
     /// How long a covered source takes to fade out or back in (`audio.fade_ms`).
-    let fadeFrames: Int
-    private let state = Mutex(State())
-    private let listeners = Mutex<[@Sendable (AudioSource?) -> Void]>([])
+    nonisolated let fadeFrames: Int
+    private var state = State()
+    /// Who is told of a change of the top source; added to by the sources' nonisolated
+    /// initializers (the lock is for that), never held while a listener runs.
+    private nonisolated let listeners = Mutex<[@NodeActor @Sendable (AudioSource?) -> Void]>([])
 
     struct Input: Sendable {
         var source: AudioSource
@@ -53,39 +57,39 @@ public final class AudioArbiter: Sendable {
         var top: AudioSource? { claims.max() }
     }
 
-    public init(output: any AudioOutput, fadeFrames: Int) {
+    public nonisolated init(output: any AudioOutput, fadeFrames: Int) {
         self.output = output
         self.fadeFrames = fadeFrames
     }
 
     /// A source will sound soon (an alarm within the minute, a running timer, a meditation
     /// starting): the output gets ready, so that it starts at its instant (`AudioOutput.prepare`).
-    public func prepare() { output.prepare() }
+    public nonisolated func prepare() { output.prepare() }
 
     /// How far ahead a source counts as sounding soon: a minute, and a margin for the schedulers
     /// that look once a minute. Within it they `prepare()` and keep their sound decoded
     /// (`SoundLibrary.keepReady`).
-    public static let soon: Double = 65
+    public nonisolated static let soon: Double = 65
 
     /// The highest source claiming the output now; nil when none does.
-    public var top: AudioSource? { state.withLock { $0.top } }
+    public var top: AudioSource? { state.top }
 
     /// Whether `source` would be heard now: no higher source claims the output.
     public func isAudible(_ source: AudioSource) -> Bool {
-        state.withLock { $0.top.map { source >= $0 } ?? true }
+        state.top.map { source >= $0 } ?? true
     }
 
     /// Whether `source` claims the output.
-    public func claims(_ source: AudioSource) -> Bool { state.withLock { $0.claims.contains(source) } }
+    public func claims(_ source: AudioSource) -> Bool { state.claims.contains(source) }
 
-    /// `listener` is told the new top source after every change of it (on the caller's thread, with
-    /// no lock held): a guided meditation pauses under an alarm and resumes after.
-    public func onTopChange(_ listener: @escaping @Sendable (AudioSource?) -> Void) {
+    /// `listener` is told the new top source after every change of it: a guided meditation pauses
+    /// under an alarm and resumes after.
+    public nonisolated func onTopChange(_ listener: @escaping @NodeActor @Sendable (AudioSource?) -> Void) {
         listeners.withLock { $0.append(listener) }
     }
 
     /// The share of its own gain an input of `source` gets while `top` is the highest claim.
-    static func share(of source: AudioSource, under top: AudioSource?) -> Float {
+    nonisolated static func share(of source: AudioSource, under top: AudioSource?) -> Float {
         guard let top, source < top else { return 1 }
         return source == .noise && top == .preview ? duckGain : 0
     }
@@ -93,30 +97,25 @@ public final class AudioArbiter: Sendable {
     /// Claims the output for `source` (`on`), or lets it go; the inputs of every source glide to
     /// what the new order gives them.
     public func claim(_ source: AudioSource, _ on: Bool = true) {
-        let (before, after) = state.withLock { state -> (AudioSource?, AudioSource?) in
-            let before = state.top
-            if on { state.claims.insert(source) } else { state.claims.remove(source) }
-            let after = state.top
-            if before != after { regain(&state, from: before, to: after) }
-            return (before, after)
-        }
-        if before != after {
-            for listener in listeners.withLock({ $0 }) { listener(after) }
-        }
+        let before = state.top
+        if on { state.claims.insert(source) } else { state.claims.remove(source) }
+        let after = state.top
+        guard before != after else { return }
+        regain(from: before, to: after)
+        for listener in listeners.withLock({ $0 }) { listener(after) }
     }
 
     /// Changes `source`'s inputs in one step of the mix.
     public func update(_ source: AudioSource, _ change: (inout SourceMix) -> Void) {
-        state.withLock { state in
-            output.update { mixer in
-                var mix = SourceMix(source: source, share: Self.share(of: source, under: state.top), inputs: state.inputs)
-                swap(&mix.mixer, &mixer)
-                change(&mix)
-                swap(&mix.mixer, &mixer)
-                // Inputs the mixer dropped (faded out, or at the end of their file) are forgotten.
-                let live = Set(mixer.ids)
-                state.inputs = mix.inputs.filter { live.contains($0.key) }
-            }
+        let share = Self.share(of: source, under: state.top), inputs = state.inputs
+        state.inputs = output.update { mixer in
+            var mix = SourceMix(source: source, share: share, inputs: inputs)
+            swap(&mix.mixer, &mixer)
+            change(&mix)
+            swap(&mix.mixer, &mixer)
+            // Inputs the mixer dropped (faded out, or at the end of their file) are forgotten.
+            let live = Set(mixer.ids)
+            return mix.inputs.filter { live.contains($0.key) }
         }
     }
 
@@ -126,12 +125,9 @@ public final class AudioArbiter: Sendable {
     /// fading out the tone it had (each tone has an input of its own, so one fades while the next
     /// rises), and claims the output for `source`.
     public func startTone(_ source: AudioSource, sample: SampleSource, gain: Float, rampFrames: Int) {
-        let (previous, input) = state.withLock { state -> (String?, String) in
-            state.toneCount += 1
-            let input = "\(source):\(state.toneCount)"
-            defer { state.tones[source] = input }
-            return (state.tones[source], input)
-        }
+        state.toneCount += 1
+        let input = "\(source):\(state.toneCount)"
+        let previous = state.tones.updateValue(input, forKey: source)
         claim(source)
         let fade = fadeFrames
         update(source) { mix in
@@ -142,14 +138,14 @@ public final class AudioArbiter: Sendable {
 
     /// Fades out `source`'s tone and lets the output go.
     public func stopTone(_ source: AudioSource) {
-        guard let input = state.withLock({ $0.tones.removeValue(forKey: source) }) else { return }
+        guard let input = state.tones.removeValue(forKey: source) else { return }
         let fade = fadeFrames
         update(source) { $0.fadeOut(input, overFrames: fade) }
         claim(source, false)
     }
 
     /// Whether `source` has a tone sounding.
-    public func toneSounding(_ source: AudioSource) -> Bool { state.withLock { $0.tones[source] != nil } }
+    public func toneSounding(_ source: AudioSource) -> Bool { state.tones[source] != nil }
 
     /// Rings `sound` (a catalog id or a file; of `kind` when given) as `source`'s tone at `volume`,
     /// rising over `rampSeconds`, the way alarms and timers both ring. A tone that cannot be played
@@ -175,8 +171,8 @@ public final class AudioArbiter: Sendable {
 
     // MARK: Cover
 
-    /// Glides every input to its share under the new top (under the arbiter's lock).
-    private func regain(_ state: inout State, from before: AudioSource?, to after: AudioSource?) {
+    /// Glides every input to its share under the new top.
+    private func regain(from before: AudioSource?, to after: AudioSource?) {
         // A preview ducks and restores quickly; anything else fades like noise does.
         let frames = before == .preview || after == .preview ? AudioFormat.frames(milliseconds: 200) : fadeFrames
         let inputs = state.inputs

@@ -144,7 +144,7 @@ public final class BedtimeScheduler {
         let settings = time.settings.current.bedtime
         guard let noise, !settings.sounds.isEmpty else { return }
         let logger = logger
-        Task {
+        NodeActor.task {
             do {
                 _ = try await noise.play(
                     settings.sounds.map { (sound: $0, volume: nil) }, volume: settings.volume,
@@ -157,7 +157,7 @@ public final class BedtimeScheduler {
 
     private func stopSounds() {
         guard let noise else { return }
-        Task { _ = try? await noise.stop(reason: "bedtime") }
+        NodeActor.task { _ = try? await noise.stop(reason: "bedtime") }
     }
 
     private func publish(_ view: BedtimeView) {

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import Logging
 import NoiseClockCore
-import Synchronization
 import NoiseClockSystem
 
 /// What the node knows of its screen, for the display controller: a name (the backlight folder, or
@@ -38,20 +37,21 @@ public final class DisplayController {
     let sun: NightSchedule.SunEvent
     let logger: Logger
     nonisolated let wakeUp = WakeUp()
-    /// Whether an alarm or a timer rings, from the hub's signals (set by their handler, so not actor state).
-    nonisolated let ringing = Mutex(false)
+    /// Whether an alarm, and whether a timer, rings now (from the hub's signals).
+    private var rings = (alarm: false, timer: false)
+    private var ringing: Bool { rings.alarm || rings.timer }
     /// The light of a waking up (SPEC §12), from the hub's signals: a sunrise raises the screen.
-    nonisolated let wakeLight = Mutex(WakeLight.none)
+    private var wakeLight = WakeLight.none
     /// The light of bedtime (SPEC §13), from the hub's signals: a wind-down's sunset lowers the
     /// screen to the night level, and the night it brings lasts until the morning.
-    nonisolated let bedtimeLight = Mutex(BedtimeLight.none)
+    private var bedtimeLight = BedtimeLight.none
     /// What the kids' clock shows (SPEC §13): while it shows, the screen stays at the night level.
-    nonisolated let kids = Mutex(KidsState.off)
+    private var kids = KidsState.off
     /// The night light's brightness while it shines (SPEC §13): the screen as a lamp.
-    nonisolated let nightLight = Mutex<Int?>(nil)
-    /// The room's light (SPEC §13): the latest reading of `display.lux_topic`, and night or day by
-    /// `face.night.below_lux` (readings come on the MQTT thread).
-    nonisolated let roomLight = Mutex<(latest: Double?, night: LuxNight?)>((nil, nil))
+    private var nightLight: Int?
+    /// The room's light (SPEC §13): the latest reading of `display.lux_topic` or the sensor, and
+    /// night or day by `face.night.below_lux`.
+    private var roomLight: (latest: Double?, night: LuxNight?) = (nil, nil)
     /// The brightness the screen had when the sunset under way began (its starting point).
     private var sunsetFrom: (span: Range<Date>, brightness: Int)?
 
@@ -76,75 +76,52 @@ public final class DisplayController {
     /// Follows the signals: a ringing alarm or timer lights the screen at once, and a settings
     /// change (the night schedule, the brightness) is looked at at once.
     nonisolated func watchSignals() {
-        let rings = Mutex((alarm: false, timer: false))
-        hub.signals.subscribe { [self] signal in
-            let now: Bool
-            switch signal {
-            case .alarmRinging(let ringing):
-                now = rings.withLock { rings in
-                    rings.alarm = ringing
-                    return rings.alarm || rings.timer
-                }
-            case .timerRinging(let ringing):
-                now = rings.withLock { rings in
-                    rings.timer = ringing
-                    return rings.alarm || rings.timer
-                }
-            case .settings:
-                wakeUp.wake()
-                return
-            case .alarms:
-                return
-            case .wake(let light):
-                if Self.replace(wakeLight, with: light) { wakeUp.wake() }
-                return
-            case .bedtime(let light):
-                if Self.replace(bedtimeLight, with: light) { wakeUp.wake() }
-                return
-            case .kids(let shown):
-                if Self.replace(kids, with: shown) { wakeUp.wake() }
-                return
-            case .nightLight(let level):
-                if Self.replace(nightLight, with: level) { wakeUp.wake() }
-                return
-            }
-            if Self.replace(ringing, with: now) { wakeUp.wake() }
-        }
+        hub.signals.subscribe { [self] signal in receive(signal) }
     }
 
-    /// Sets `mutex` to `value`; true when that changed it.
-    private nonisolated static func replace<T: Equatable & Sendable>(_ mutex: borrowing Mutex<T>, with value: T) -> Bool {
-        mutex.withLock { state in
-            defer { state = value }
-            return state != value
+    /// What a signal changes; the screen is looked at again when it changed anything it shows.
+    func receive(_ signal: NodeSignal) {
+        let changed: Bool
+        switch signal {
+        case .alarmRinging(let on): changed = Self.replace(&rings.alarm, with: on)
+        case .timerRinging(let on): changed = Self.replace(&rings.timer, with: on)
+        case .settings: changed = true
+        case .alarms: changed = false
+        case .wake(let light): changed = Self.replace(&wakeLight, with: light)
+        case .bedtime(let light): changed = Self.replace(&bedtimeLight, with: light)
+        case .kids(let shown): changed = Self.replace(&kids, with: shown)
+        case .nightLight(let level): changed = Self.replace(&nightLight, with: level)
         }
+        if changed { wakeUp.wake() }
+    }
+
+    /// Sets `state` to `value`; true when that changed it.
+    private static func replace<T: Equatable>(_ state: inout T, with value: T) -> Bool {
+        defer { state = value }
+        return state != value
     }
 
     /// A reading of the room's light, in lux: looked at at once.
-    nonisolated func observeLux(_ lux: Double) {
+    func observeLux(_ lux: Double) {
         let now = time.now()
         let belowLux = time.settings.current.face.night.belowLux
-        roomLight.withLock { light in
-            light.latest = lux
-            if light.night?.belowLux != belowLux { light.night = belowLux.map { LuxNight(belowLux: $0) } }
-            _ = light.night?.observe(lux, at: now)
-        }
+        roomLight.latest = lux
+        if roomLight.night?.belowLux != belowLux { roomLight.night = belowLux.map { LuxNight(belowLux: $0) } }
+        _ = roomLight.night?.observe(lux, at: now)
         wakeUp.wake()
     }
 
     /// Night or day by the room's light at `now`, and when that may change next; nil when the
     /// night does not follow the light (no `below_lux`, or no reading yet).
     private func nightByLight(at now: Date, belowLux: Double?) -> (lux: Double?, state: NightSchedule.State?) {
-        roomLight.withLock { light in
-            if light.night?.belowLux != belowLux {
-                // A new threshold decides from the latest reading at once.
-                light.night = belowLux.map { LuxNight(belowLux: $0) }
-                if let latest = light.latest { _ = light.night?.observe(latest, at: now) }
-            }
-            _ = light.night?.look(at: now)
-            guard let night = light.night, let isNight = night.isNight else { return (light.latest, nil) }
-            return (light.latest, NightSchedule.State(isNight: isNight, nextChange: night.nextDecision))
+        if roomLight.night?.belowLux != belowLux {
+            // A new threshold decides from the latest reading at once.
+            roomLight.night = belowLux.map { LuxNight(belowLux: $0) }
+            if let latest = roomLight.latest { _ = roomLight.night?.observe(latest, at: now) }
         }
+        _ = roomLight.night?.look(at: now)
+        guard let night = roomLight.night, let isNight = night.isNight else { return (roomLight.latest, nil) }
+        return (roomLight.latest, NightSchedule.State(isNight: isNight, nextChange: night.nextDecision))
     }
 
     // MARK: Verbs
@@ -184,10 +161,10 @@ public final class DisplayController {
         if let wasNight = lastNight, wasNight != night.isNight { manual = nil }
         lastNight = night.isNight
         if let until = wokenUntil, until <= now { wokenUntil = nil }
-        let isRinging = ringing.withLock { $0 }
+        let isRinging = ringing
         // Bedtime: a wind-down's sunset falls from the level the screen had to the night level,
         // in the night's theme; the night it brings lasts until the night's end in the morning.
-        let bedtime = bedtimeLight.withLock { $0 }
+        let bedtime = bedtimeLight
         var sunsetStep: Date?
         var sunset: Int?
         if let progress = bedtime.progress(at: now), let span = bedtime.windDown {
@@ -210,14 +187,14 @@ public final class DisplayController {
         var brightness = sunset ?? manual?.brightness ?? (night.isNight ? style.night.brightness : style.dayBrightness)
         // The kids' clock shows at the night level, whatever else asks for more: a child's room
         // is never lit by a change from Home Assistant.
-        if kids.withLock({ $0 }) != .off { brightness = min(brightness, style.night.brightness) }
+        if kids != .off { brightness = min(brightness, style.night.brightness) }
         if brightness == 0, wokenUntil != nil { brightness = Self.wakeBrightness }
         // A sunrise climbs from the night level to full over the schedule; after it the light stays full.
-        let light = wakeLight.withLock { $0 }
+        let light = wakeLight
         let sunriseProgress = light.progress(at: now)
         // The night light shines at its own level (over the kids' clock, which it covers), but
         // gives the screen to a sunrise or a ring and comes back after them if still on.
-        if sunriseProgress == nil, let lamp = nightLight.withLock({ $0 }) { brightness = lamp }
+        if sunriseProgress == nil, let lamp = nightLight { brightness = lamp }
         var sunriseStep: Date?
         if let progress = sunriseProgress, let span = light.sunrise {
             brightness = max(brightness, SunriseCurve.backlight(progress, from: style.night.brightness))

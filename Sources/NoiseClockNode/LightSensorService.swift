@@ -2,6 +2,7 @@ import Logging
 import NoiseClockCore
 import NoiseClockDisplay
 import ServiceLifecycle
+import NoiseClockSystem
 import Synchronization
 
 /// The room's light from the node's own sensor (SPEC §13 `display.light_sensor`): read once a
@@ -22,7 +23,8 @@ public struct LightSensorService: Service, CustomStringConvertible {
                     logger.notice("the light sensor reads again", metadata: ["sensor": "\(sensor.folder)"])
                     lastProblem.withLock { $0 = nil }
                 }
-                display.observeLux(lux)
+                // On the reader's thread: the reading goes to the loop.
+                NodeActor.onLoop { display.observeLux(lux) }
             case .failure(let error):
                 // Logged once per new reason: a sensor that fails every second does not flood the log.
                 let new = lastProblem.withLock { last in

@@ -177,6 +177,7 @@ public struct Node: Sendable {
 
     /// Emits the states the node has from its start (status, settings, clock); the services emit
     /// theirs as they start.
+    @NodeActor
     public func publishStartStates() {
         status.publish()
         settings.publish()
@@ -186,7 +187,7 @@ public struct Node: Sendable {
     /// The services that answer commands and publish state; the MQTT connection itself is added by `run`.
     /// Every topic the node subscribes to: its commands, and Home Assistant's status.
     public var subscriptions: [String] {
-        configuration.topics.commandFilters + (homeAssistant.map { [$0.discovery.statusTopic] } ?? []) + configuration.buttons.map(\.topic)
+        configuration.topics.commandFilters + (homeAssistant.map { [$0.statusTopic] } ?? []) + configuration.buttons.map(\.topic)
             + (configuration.display.luxTopic.isEmpty ? [] : [configuration.display.luxTopic])
     }
 
@@ -206,15 +207,15 @@ public struct Node: Sendable {
     var otherTopics: [String: @Sendable (MQTTMessage) -> Void] {
         var handlers: [String: @Sendable (MQTTMessage) -> Void] = [:]
         if let homeAssistant {
-            handlers[homeAssistant.discovery.statusTopic] = { message in
-                if message.text == "online" { homeAssistant.homeAssistantAnnounced() }
+            handlers[homeAssistant.statusTopic] = { message in
+                if message.text == "online" { NodeActor.onLoop { homeAssistant.homeAssistantAnnounced() } }
             }
         }
         // The room's light (SPEC §13): a retained reading counts too (it is the light now).
         if !configuration.display.luxTopic.isEmpty {
             let display = display
             handlers[configuration.display.luxTopic] = { message in
-                if let lux = LuxReading.parse(message.payload) { display.observeLux(lux) }
+                if let lux = LuxReading.parse(message.payload) { NodeActor.onLoop { display.observeLux(lux) } }
             }
         }
         return handlers
@@ -268,7 +269,7 @@ public struct Node: Sendable {
         // so a command sent the moment `online` is seen is never lost. Then queue every retained
         // state, so they go out right behind `online`.
         client.subscribe(node.subscriptions)
-        node.publishStartStates()
+        await node.publishStartStates()
         logger.info(
             "starting",
             metadata: [

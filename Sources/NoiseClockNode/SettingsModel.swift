@@ -1,5 +1,6 @@
 import Logging
 import NoiseClockCore
+import NoiseClockSystem
 import Synchronization
 
 /// The clock settings in force: the configuration file's `clock.*`, with the changes made over MQTT
@@ -68,6 +69,7 @@ public final class SettingsModel: Sendable {
     }
 
     /// Emits `B/settings` and the settings signal as they are now (at start).
+    @NodeActor
     public func publish() {
         let settings = current
         hub.publish(StateTopic.settings, settings.json)
@@ -78,6 +80,7 @@ public final class SettingsModel: Sendable {
     /// durable, and emit `B/settings` when they changed. When they cannot be stored, nothing
     /// changes and the error says why. The write runs on the store's writer thread: this waits
     /// for it without holding the node's thread, and changes that wait together share one write.
+    @NodeActor
     public func change(_ patch: SettingsPatch) async throws(CommandError) -> ClockSettings {
         try await change { _ in patch }
     }
@@ -85,6 +88,7 @@ public final class SettingsModel: Sendable {
     /// Like `change(_:)`, with the patch made from the settings as they will be once the changes
     /// staged before it are stored (`wake/days_off` adds to the days off of a change still on its
     /// way to the disk, so two quick adds both count). When `make` throws, nothing changes.
+    @NodeActor
     public func change(
         _ make: @escaping @Sendable (ClockSettings) throws(CommandError) -> SettingsPatch
     ) async throws(CommandError) -> ClockSettings {

@@ -22,3 +22,25 @@ extension NodeActor {
         }
     }
 }
+
+extension NodeActor {
+    /// The one way onto the loop from code that is not isolated to `NodeActor` (a C library's
+    /// thread, a nonisolated initializer, NIO's event loop): `body` runs isolated to the actor, at
+    /// once when called on the loop thread, else on the loop soon, in the order handed over. No
+    /// task is made, so it costs no job.
+    public static func onLoop(_ body: @escaping @NodeActor @Sendable () -> Void) {
+        NodeExecutor.shared.onLoop { assumeIsolated(body) }
+    }
+}
+
+extension NodeActor {
+    /// A task of the node, isolated to `NodeActor`, with the loop as its executor preference (so
+    /// the nonisolated async code it calls, a store's wait, runs on the loop too, never on
+    /// libdispatch's pool). For work that a synchronous step starts and does not wait for.
+    @discardableResult
+    public static func task<T: Sendable>(
+        priority: TaskPriority? = nil, _ body: @escaping @NodeActor @Sendable () async -> T
+    ) -> Task<T, Never> {
+        Task(executorPreference: NodeExecutor.shared, priority: priority) { await body() }
+    }
+}

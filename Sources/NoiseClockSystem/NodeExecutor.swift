@@ -58,6 +58,8 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
     private let loopThread = Atomic<UInt>(0)
     /// How many times the loop thread has come out of epoll_wait having slept (for tests).
     private let waits = Atomic<Int>(0)
+    /// How many jobs have been enqueued (for tests and the bench: the hops a path costs).
+    private let enqueued = Atomic<Int>(0)
 
     /// What runs at the end of every turn (`atEndOfTurn`); the loop thread's alone.
     private var turnEnds: [(token: UInt64, body: @Sendable () -> Void)] = []
@@ -85,6 +87,7 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
     // MARK: Jobs
 
     public func enqueue(_ job: consuming ExecutorJob) {
+        enqueued.add(1, ordering: .relaxed)
         let urgent = job.priority >= Self.urgent
         let job = UnownedJob(job)
         if urgent {
@@ -171,6 +174,10 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
     /// How many times the loop has woken from a wait (for tests).
     public var wakeCount: Int { waits.load(ordering: .relaxed) }
 
+    /// How many jobs have been enqueued on the loop so far: a task's start, and each resumption
+    /// (after an `await` that really waited, or a hop between isolation domains).
+    public var jobCount: Int { enqueued.load(ordering: .relaxed) }
+
     // MARK: The loop
 
     private func run() {
@@ -199,7 +206,7 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
             }
             for job in batch {
                 runUrgent(&urgent)
-                job.runSynchronously(on: asUnownedTaskExecutor())
+                runJob(job)
             }
             batch.removeAll(keepingCapacity: true)
             // A stream of jobs must not starve the descriptors: a look without waiting once it has
@@ -240,6 +247,15 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
         }
     }
 
+    /// Runs `job` isolated to this executor as the serial executor of `NodeActor` as well as the
+    /// task executor (as swift-nio's event loop runs its jobs): code of the job that enters
+    /// `NodeActor` finds itself on the actor's executor already and goes on without a hop.
+    /// (`runSynchronously(on:)` records a generic executor as current, so every entry into a
+    /// `@NodeActor` function enqueued another job.)
+    private func runJob(_ job: UnownedJob) {
+        job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+    }
+
     /// Scratch for the urgent jobs a handler's continuation made ready; loop thread only.
     private var urgentScratch: [UnownedJob] = []
 
@@ -255,7 +271,7 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
                 swap(&urgent, &$0)
                 urgentCount.store(0, ordering: .releasing)
             }
-            for job in urgent { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            for job in urgent { runJob(job) }
             urgent.removeAll(keepingCapacity: true)
         }
         for end in turnEnds { end.body() }

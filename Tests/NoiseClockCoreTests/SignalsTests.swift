@@ -1,10 +1,12 @@
 import NoiseClockCore
+import NoiseClockSystem
 import Synchronization
 import Testing
 
 @Suite("Signals: what features tell each other, typed")
 struct SignalsTests {
     @Test("a subscriber gets the latest signal of each kind first, then each change in the order sent; a signal equal to the latest of its kind is not sent again")
+    @NodeActor
     func latestThenChanges() {
         let signals = Signals()
         signals.send(.alarmRinging(true))
@@ -22,6 +24,7 @@ struct SignalsTests {
     }
 
     @Test("a handler may send a signal: it is delivered after the one being delivered, to every subscriber, in order")
+    @NodeActor
     func handlerSends() {
         let signals = Signals()
         let first = Mutex<[NodeSignal]>([]), second = Mutex<[NodeSignal]>([])

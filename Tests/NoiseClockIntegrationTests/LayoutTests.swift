@@ -69,6 +69,28 @@ struct LayoutTests {
         }
     }
 
+    @Test("every task the node makes runs on its loop: no Task {} or Task.detached without an executor preference in Sources")
+    func tasksOnTheLoop() throws {
+        // Without `executorPreference:` a task's nonisolated code runs on libdispatch's pool, whose
+        // threads then wake once a second for the life of the process (docs/architecture.md, Threads).
+        var bare: [String] = []
+        var made = 0
+        for file in swiftFiles(under: "Sources") {
+            let text = try String(contentsOfFile: "\(root)/\(file)", encoding: .utf8)
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.components(separatedBy: "//").first ?? ""
+                for match in code.matches(of: /\bTask(\.detached)?\s*[({]/) {
+                    made += 1
+                    if match.output.1 != nil || !code[match.range.lowerBound...].contains("executorPreference:") {
+                        bare.append("\(file):\(index + 1): \(line.trimmingCharacters(in: .whitespaces))")
+                    }
+                }
+            }
+        }
+        #expect(made >= 5, "the check found only \(made) tasks made in Sources")
+        #expect(bare.isEmpty, "tasks without the loop as their executor:\n\(bare.joined(separator: "\n"))")
+    }
+
     @Test("no source file is over 400 lines")
     func fileLength() throws {
         for file in swiftFiles(under: "Sources") {

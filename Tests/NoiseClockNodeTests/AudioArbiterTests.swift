@@ -1,15 +1,17 @@
 import NoiseClockAudio
 import NoiseClockCore
 import Synchronization
+import NoiseClockSystem
 import Testing
 
 @testable import NoiseClockNode
 
 @Suite("One source at a time: the audio arbiter (SPEC §10)")
+@NodeActor
 struct AudioArbiterTests {
     static let fade = AudioFormat.frames(milliseconds: 500)
 
-    static var pairs: [(AudioSource, AudioSource)] {
+    nonisolated static var pairs: [(AudioSource, AudioSource)] {
         AudioSource.allCases.flatMap { low in AudioSource.allCases.filter { $0 > low }.map { (low, $0) } }
     }
 

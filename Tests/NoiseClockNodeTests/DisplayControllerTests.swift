@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import NoiseClockCore
 import Synchronization
+import NoiseClockSystem
 import Testing
 
 @testable import NoiseClockNode
@@ -23,6 +24,7 @@ final class FakeScreen: Sendable {
 }
 
 @Suite("The screen: night and day, a touch, Home Assistant's light, a ringing alarm")
+@NodeActor
 struct DisplayControllerTests {
     let transport = FakeTransport()
     let testClock = TestClock<Duration>()
@@ -141,9 +143,10 @@ struct DisplayControllerTests {
     }
 
     @Test("the service follows the night: it sleeps until 22:00 and dims the screen then")
-    func service() async throws {
+    nonisolated func service() async throws {
         let (display, wiring) = try await controller(at: instant(2026, 11, 23, 21, 59, 30))
-        try await whileRunning({ await DisplayService(display: display, clock: wiring.time.clock).run() }) {
+        let clock = wiring.time.clock, screen = screen, testClock = testClock
+        try await whileRunning({ await DisplayService(display: display, clock: clock).run() }) {
             _ = await eventually { screen.last == 100 }
             try await testClock.waitUntilSleeping("the display service")
             await testClock.advance(by: .seconds(29))

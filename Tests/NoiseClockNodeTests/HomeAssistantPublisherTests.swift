@@ -1,11 +1,13 @@
 import Foundation
 import NoiseClockCore
 import NoiseClockMQTT
+import NoiseClockSystem
 import Testing
 
 @testable import NoiseClockNode
 
 @Suite("Home Assistant discovery in the node")
+@NodeActor
 struct HomeAssistantPublisherTests {
     static let configTopic = "homeassistant/device/kitchen/config"
 

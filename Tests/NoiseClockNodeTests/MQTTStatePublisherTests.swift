@@ -8,9 +8,9 @@ import Testing
 @Suite("The MQTT publisher: the hub's first subscriber")
 struct MQTTStatePublisherTests {
     @Test("the node's publisher goes through the hub: what MQTT gets is what the hub holds, under B/")
-    func publisherThroughHub() throws {
+    func publisherThroughHub() async throws {
         let fixture = try NodeFixture()
-        fixture.node.publishStartStates()
+        await fixture.node.publishStartStates()
         let hub = fixture.node.hub
         #expect(hub.snapshot.map(\.topic) == ["status", "settings", "clock"])
         for (topic, value) in hub.snapshot {
@@ -32,7 +32,7 @@ struct MQTTStatePublisherQoSTests {
         let f = try await AlarmFixture()
         try await f.add(#"{"time":"07:30","days":["mon","tue"]}"#)
         await f.advance(to: f.now.addingTimeInterval(61))
-        f.node.publishStartStates()
+        await f.node.publishStartStates()
         f.node.hub.emit(f.node.time.event("battery_low", ["percentage": 9]))
 
         let node = f.topics.node + "/"

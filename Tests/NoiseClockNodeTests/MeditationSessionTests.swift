@@ -25,7 +25,7 @@ struct MeditationSessionTests {
             "duration_s": 600, "interval_min": 0, "next_gong_at": f.iso(15), "background": "silent", "item": nil, "position_s": nil,
         ])
         #expect(f.meditation == state)
-        #expect(f.node.arbiter?.top == .meditation)
+        #expect(await f.node.arbiter?.top == .meditation)
         #expect(f.gongInputs.isEmpty, "no gong during the preparation")
         #expect(await f.node.meditation.advance() == AlarmFixture.start.addingTimeInterval(15))
     }
@@ -80,9 +80,9 @@ struct MeditationSessionTests {
         // which the stats change by themselves (the streak ends, the week forgets the session).
         let ringOut = try #require(wake)
         #expect(ringOut.timeIntervalSince(start) > 605 + 20 && ringOut.timeIntervalSince(start) <= 605 + 30)
-        #expect(f.node.arbiter?.top == .meditation)
+        #expect(await f.node.arbiter?.top == .meditation)
         wake = await f.pass(to: ringOut)
-        #expect(f.node.arbiter?.top == nil)
+        #expect(await f.node.arbiter?.top == nil)
         #expect(wake == instant(2026, 3, 12, 0, 0, in: berlin))
         wake = await f.pass(to: try #require(wake))
         #expect(f.stats == ["sessions": 1, "minutes_total": 10, "minutes_7d": 10, "streak_days": 0])
@@ -142,7 +142,7 @@ struct MeditationSessionTests {
         let stopped = try #require(f.events("meditation_stopped").first)
         #expect(stopped["elapsed_s"] == 150 && stopped["minutes"] == 3 && stopped["kind"] == "timed" && stopped["at"] == f.iso(165))
         #expect((await f.storedHistory())?.records == [MeditationRecord(startedAt: AlarmFixture.start, minutes: 3, kind: .timed, completed: false)])
-        #expect(f.node.arbiter?.top == nil)
+        #expect(await f.node.arbiter?.top == nil)
         #expect(f.output.gain(of: "meditation:gong:1") == 0, "the start gong fades out")
         #expect(f.stats?["sessions"] == 1)
     }
@@ -179,7 +179,7 @@ struct MeditationSessionTests {
         let response = await f.respond(verb, payload)
         #expect(response.error?.code == code && response.error?.field == field, "\(response.json.serialized)")
         #expect(f.publishedCount == published && f.memory?.saves == saves)
-        #expect(f.node.arbiter?.top == nil)
+        #expect(await f.node.arbiter?.top == nil)
     }
 
     @Test("while a session runs: a second start is a conflict, resume is a conflict, seek on a timed session is a conflict; nothing changes")

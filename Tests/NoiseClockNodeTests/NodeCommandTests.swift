@@ -296,7 +296,7 @@ struct NodeCommandTests {
     @Test("publishAll publishes status, settings and clock, all retained")
     func publishAll() async throws {
         let fixture = try NodeFixture()
-        fixture.node.publishStartStates()
+        await fixture.node.publishStartStates()
         let topics = fixture.transport.published.map(\.topic)
         #expect(topics == ["noiseclock/kitchen/status", "noiseclock/kitchen/settings", "noiseclock/kitchen/clock"])
         #expect(fixture.transport.published.allSatisfy { $0.retain })

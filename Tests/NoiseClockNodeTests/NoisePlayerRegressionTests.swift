@@ -47,7 +47,7 @@ struct NoisePlayerRegressionTests {
     func noiseStaysDownDuringAlarm() async throws {
         let fixture = try PlayerFixture()
         try await fixture.play("white-noise")
-        fixture.ringAlarm("digital-alarm", volume: 80, rampSeconds: 30)
+        await fixture.ringAlarm("digital-alarm", volume: 80, rampSeconds: 30)
         _ = try await fixture.player.setVolume(90)
         _ = try await fixture.player.add("pink-noise", volume: 50)
         let refused = await commandError { _ = try await fixture.player.preview("brown-noise") }
@@ -56,7 +56,7 @@ struct NoisePlayerRegressionTests {
         #expect(!fixture.output.ids.contains("preview"))
         #expect(fixture.output.gain(of: "noise:white-noise") == 0)
         #expect(fixture.output.gain(of: "noise:pink-noise") == 0)
-        fixture.arbiter.stopTone(.alarm)
+        await fixture.arbiter.stopTone(.alarm)
         #expect(fixture.output.gain(of: "noise:white-noise") == noiseGain(100, master: 90))
     }
 

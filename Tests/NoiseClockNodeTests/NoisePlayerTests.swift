@@ -371,12 +371,12 @@ struct NoisePlayerTests {
     @Test("a noise sound does not ring as an alarm tone: the default tone rings instead, and nothing when that cannot either")
     func noiseIsNoAlarmTone() async throws {
         let fixture = try PlayerFixture()
-        fixture.ringAlarm("white-noise", volume: 80, rampSeconds: 30, fallback: "no-such-tone")
+        await fixture.ringAlarm("white-noise", volume: 80, rampSeconds: 30, fallback: "no-such-tone")
         #expect(fixture.output.isEmpty)
-        #expect(!fixture.arbiter.toneSounding(.alarm))
-        fixture.ringAlarm("white-noise", volume: 80, rampSeconds: 30)
+        #expect(await !fixture.arbiter.toneSounding(.alarm))
+        await fixture.ringAlarm("white-noise", volume: 80, rampSeconds: 30)
         #expect(fixture.output.ids == ["alarm:1"])
-        #expect(fixture.arbiter.toneSounding(.alarm))
+        #expect(await fixture.arbiter.toneSounding(.alarm))
     }
 
     // MARK: The stored mix
@@ -718,7 +718,7 @@ struct NoisePlayerTests {
         try await fixture.play("white-noise")
         _ = try await fixture.player.add("pink-noise", volume: 40)
 
-        fixture.ringAlarm("digital-alarm", volume: 80, rampSeconds: 30)
+        await fixture.ringAlarm("digital-alarm", volume: 80, rampSeconds: 30)
 
         #expect(fixture.output.gain(of: "noise:white-noise") == 0)
         #expect(fixture.output.gain(of: "noise:pink-noise") == 0)
@@ -728,7 +728,7 @@ struct NoisePlayerTests {
         fixture.output.render(milliseconds: fade + 100)
         #expect(Set(fixture.output.ids) == ["noise:white-noise", "noise:pink-noise", "alarm:1"])
 
-        fixture.arbiter.stopTone(.alarm)
+        await fixture.arbiter.stopTone(.alarm)
 
         #expect(fixture.output.gain(of: "alarm:1") == 0)
         #expect(fixture.output.gain(of: "noise:white-noise") == noiseGain(100))
@@ -740,7 +740,7 @@ struct NoisePlayerTests {
     @Test("an alarm tone rises from silence over its ramp")
     func alarmToneRamp() async throws {
         let fixture = try PlayerFixture()
-        fixture.ringAlarm("Siren", volume: 100, rampSeconds: 2)
+        await fixture.ringAlarm("Siren", volume: 100, rampSeconds: 2)
         #expect(fixture.output.ids == ["alarm:1"])
         let early = fixture.output.render(milliseconds: 100)
         fixture.output.render(milliseconds: 2000)
@@ -753,7 +753,7 @@ struct NoisePlayerTests {
         let fixture = try PlayerFixture()
         try await fixture.play("white-noise")
         _ = try await fixture.player.preview("beep-alarm")
-        fixture.ringAlarm("digital-alarm", volume: 80, rampSeconds: 30)
+        await fixture.ringAlarm("digital-alarm", volume: 80, rampSeconds: 30)
 
         await fixture.clock.advance(by: .seconds(3))
         try await fixture.player.tick()
@@ -767,7 +767,7 @@ struct NoisePlayerTests {
         let fixture = try PlayerFixture()
         try await fixture.play("white-noise")
         let published = fixture.transport.published.count
-        fixture.arbiter.stopTone(.alarm)
+        await fixture.arbiter.stopTone(.alarm)
         #expect(fixture.output.gain(of: "noise:white-noise") == noiseGain(100))
         #expect(fixture.transport.published.count == published)
     }

@@ -122,3 +122,54 @@ private func eventually(timeout: Duration = .seconds(10), _ condition: () -> Boo
     }
     return true
 }
+
+/// A feature's state, isolated to the node's actor as the features are.
+@NodeActor
+private final class Tally {
+    var count = 0
+    nonisolated init() {}
+    func add() { count += 1 }
+    func addLater() async { count += 1 }
+}
+
+/// Code that runs on the caller's executor, as the command router does.
+nonisolated(nonsending) private func passThrough(_ tally: Tally) async { await tally.addLater() }
+
+@Suite("The node's executor runs its jobs isolated to NodeActor")
+struct NodeActorHopTests {
+    /// Jobs enqueued while `body` runs in a task of the node (on the loop, with the loop as its
+    /// executor preference, as `runBlocking` and `NodeActor.task` make them).
+    private func jobs(_ body: @escaping @NodeActor @Sendable () async -> Void) async -> Int {
+        await NodeActor.task {
+            let before = NodeExecutor.shared.jobCount
+            await body()
+            return NodeExecutor.shared.jobCount - before
+        }.value
+    }
+
+    @Test("a feature calling another, directly or through nonisolated(nonsending) code, costs no job")
+    func noHopBetweenFeatures() async {
+        let tally = Tally()
+        let direct = await jobs { for _ in 0..<100 { await tally.addLater() } }
+        let through = await jobs { for _ in 0..<100 { await passThrough(tally) } }
+        // Run with `runSynchronously(on:)` (a generic executor recorded as current) every entry
+        // into NodeActor was a trip through the queue: at least 100 jobs each.
+        #expect(direct == 0, "\(direct) jobs for 100 calls")
+        #expect(through == 0, "\(through) jobs for 100 calls through nonsending code")
+        #expect(await tally.count == 200)
+    }
+
+    @Test("plain nonisolated async code is another executor: a call into it from NodeActor code costs a job")
+    func nonisolatedCostsAJob() async {
+        let tally = Tally()
+        // Why the router's handlers are `nonisolated(nonsending)`: this is what they cost before.
+        let count = await NodeActor.task {
+            let before = NodeExecutor.shared.jobCount
+            for _ in 0..<100 { await Self.nonisolatedAdd(tally) }
+            return NodeExecutor.shared.jobCount - before
+        }.value
+        #expect(count >= 100, "\(count) jobs for 100 calls into nonisolated code")
+    }
+
+    private static func nonisolatedAdd(_ tally: Tally) async { await tally.add() }
+}

@@ -137,7 +137,7 @@ struct AlarmFixture {
     }
 
     /// Whether the noise player sounds an alarm tone, and the tone inputs in the mixer.
-    func toneSounding() async -> Bool { node.arbiter?.toneSounding(.alarm) ?? false }
+    func toneSounding() async -> Bool { await node.arbiter?.toneSounding(.alarm) ?? false }
     var toneInputs: [String] { output.ids.filter { $0.hasPrefix("alarm:") } }
 }
 

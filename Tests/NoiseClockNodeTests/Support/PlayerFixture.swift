@@ -3,6 +3,7 @@ import Foundation
 import NoiseClockAudio
 import NoiseClockCore
 import NoiseClockMQTT
+import NoiseClockSystem
 import Synchronization
 import Testing
 
@@ -106,6 +107,7 @@ struct PlayerFixture {
 
     /// Rings an alarm tone as the alarm scheduler does (through the arbiter; the default tone
     /// when `sound` cannot ring).
+    @NodeActor
     func ringAlarm(_ sound: String, volume: Int, rampSeconds: Int, fallback: String = "digital-alarm") {
         arbiter.ring(
             .alarm, sound: sound, kind: .alarm, fallback: fallback, library: library, volume: volume, rampSeconds: rampSeconds,
