@@ -10,7 +10,9 @@ import NoiseClockCore
 ///   being added does not ring, a setting does not apply. Changes that wait together share one
 ///   write (each staged value holds those before it).
 /// - A failed write refuses its change and every change staged on top of it: they are answered
-///   `unavailable` and `staged` goes back to `current`, so memory is what the disk holds.
+///   `unavailable` and `staged` goes back to `current`, so memory is what the disk holds. A change
+///   whose own write was already durable is kept (made current by its settle, answered ok): a
+///   later write of the document failing does not undo it on disk.
 /// - The clock's changes (a ring, a snooze's end) do not wait: `adopt` makes them current at once,
 ///   replays the staged changes on top (each change is a function, run again, not a value) and
 ///   queues the result without waiting for it.
@@ -28,13 +30,20 @@ struct Ledger<State: Equatable & Sendable, Effect: Sendable>: Sendable {
         case queued(seq: Int, ticket: StoreTicket)
     }
 
+    private struct Entry: Sendable {
+        var seq: Int
+        var change: Change
+        /// Its own write's: the first that holds it.
+        var ticket: StoreTicket
+    }
+
     let name: String
     let writer: StoreWriter
     let encode: @Sendable (State) -> JSONValue
     private(set) var current: State
     private(set) var staged: State
-    private var pending: [(seq: Int, change: Change)] = []
-    /// Effects of changes made current by another change's settle, kept for their own.
+    private var pending: [Entry] = []
+    /// Results of changes settled by another change's settle, kept for their own.
     private var settled: [Int: Result<Effect, CommandError>] = [:]
     private var nextSeq = 0
     private var generation: Int
@@ -59,13 +68,15 @@ struct Ledger<State: Equatable & Sendable, Effect: Sendable>: Sendable {
         guard next != staged else { return .unchanged(effect) }
         staged = next
         nextSeq += 1
-        pending.append((nextSeq, change))
-        return .queued(seq: nextSeq, ticket: writer.enqueue(name, encode(next), generation: generation))
+        let ticket = writer.enqueue(name, encode(next), generation: generation)
+        pending.append(Entry(seq: nextSeq, change: change, ticket: ticket))
+        return .queued(seq: nextSeq, ticket: ticket)
     }
 
     /// After change `seq`'s ticket: on success it (and every change staged before it) becomes
     /// current, and the effects of all of them made current now are returned, oldest first, with
-    /// its own result last; on failure the staged changes are dropped and it throws `unavailable`.
+    /// its own result last; on failure nothing becomes current: the changes not yet durable are
+    /// dropped and it is refused `unavailable`.
     mutating func settle(_ seq: Int, _ outcome: Result<Void, StoreFailure>, what: String) -> (made: [Effect], result: Result<Effect, CommandError>) {
         if let done = settled.removeValue(forKey: seq) { return ([], done) }
         switch outcome {
@@ -74,18 +85,22 @@ struct Ledger<State: Equatable & Sendable, Effect: Sendable>: Sendable {
             return ([], settled.removeValue(forKey: seq) ?? .failure(CommandError(.unavailable, "\(what) could not be stored: \(failure.reason)")))
         case .success:
             var made: [Effect] = []
+            var own: Result<Effect, CommandError>?
             while let first = pending.first, first.seq <= seq {
                 pending.removeFirst()
+                var next = current
+                let result: Result<Effect, CommandError>
                 do {
-                    let effect = try first.change(&current)
-                    if first.seq == seq { return (made, .success(effect)) }
-                    made.append(effect)
-                    settled[first.seq] = .success(effect)
+                    let effect = try first.change(&next)
+                    current = next
+                    if first.seq != seq { made.append(effect) }
+                    result = .success(effect)
                 } catch {
-                    settled[first.seq] = .failure(error)
+                    result = .failure(error)
                 }
+                if first.seq == seq { own = result } else { settled[first.seq] = result }
             }
-            return (made, settled.removeValue(forKey: seq) ?? .failure(CommandError(.unavailable, "\(what) was not stored")))
+            return (made, own ?? .failure(CommandError(.unavailable, "\(what) was not stored")))
         }
     }
 
@@ -96,8 +111,39 @@ struct Ledger<State: Equatable & Sendable, Effect: Sendable>: Sendable {
         catchUp()
         guard next != current else { return nil }
         current = next
-        staged = next
-        var kept: [(seq: Int, change: Change)] = []
+        restage()
+        return writer.enqueue(name, encode(staged), generation: generation)
+    }
+
+    /// A write of this document failed since the last look (the clock's, not awaited): the staged
+    /// changes not yet durable went with it.
+    private mutating func catchUp() {
+        let now = writer.generation(of: name)
+        guard now != generation else { return }
+        refuseAll(StoreFailure(reason: "an earlier change of \(name) could not be stored", generation: now), what: name)
+    }
+
+    /// Refuses the staged changes whose write failed or never will be made. Those whose own write
+    /// succeeded stay, to be made current by their settle: the writer settles a write's tickets
+    /// before it makes the next, and a failure refuses every write of the document after it, so by
+    /// now they are settled, and they are the oldest.
+    private mutating func refuseAll(_ failure: StoreFailure, what: String) {
+        generation = max(generation, failure.generation)
+        let durable = pending.prefix { entry in
+            if case .success = entry.ticket.settledOutcome { true } else { false }
+        }.count
+        for entry in pending[durable...] {
+            settled[entry.seq] = .failure(CommandError(.unavailable, "\(what) could not be stored: \(failure.reason)"))
+        }
+        pending.removeSubrange(durable...)
+        restage()
+    }
+
+    /// `staged` as `current` with the pending changes replayed on it; one that no longer applies
+    /// is refused with its error.
+    private mutating func restage() {
+        staged = current
+        var kept: [Entry] = []
         for entry in pending {
             var candidate = staged
             do {
@@ -109,23 +155,5 @@ struct Ledger<State: Equatable & Sendable, Effect: Sendable>: Sendable {
             }
         }
         pending = kept
-        return writer.enqueue(name, encode(staged), generation: generation)
-    }
-
-    /// A write of this document failed since the last look (the clock's, not awaited): the staged
-    /// changes went with it.
-    private mutating func catchUp() {
-        let now = writer.generation(of: name)
-        guard now != generation else { return }
-        refuseAll(StoreFailure(reason: "an earlier change of \(name) could not be stored", generation: now), what: name)
-    }
-
-    private mutating func refuseAll(_ failure: StoreFailure, what: String) {
-        generation = max(generation, failure.generation)
-        for entry in pending {
-            settled[entry.seq] = .failure(CommandError(.unavailable, "\(what) could not be stored: \(failure.reason)"))
-        }
-        pending = []
-        staged = current
     }
 }
