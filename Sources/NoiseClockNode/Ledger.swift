@@ -8,7 +8,7 @@ import NoiseClockCore
 ///   on `staged` (the current state with the changes still being written), queued for writing,
 ///   and made current only once its write is durable. Until then nothing else sees it: an alarm
 ///   being added does not ring, a setting does not apply. Changes that wait together share one
-///   write (each staged value holds those before it).
+///   write (each staged value holds those before it). `commit` is how an owner does it.
 /// - A failed write refuses its change and every change staged on top of it: they are answered
 ///   `unavailable` and `staged` goes back to `current`, so memory is what the disk holds. A change
 ///   whose own write was already durable is kept (made current by its settle, answered ok): a
@@ -74,9 +74,10 @@ struct Ledger<State: Equatable & Sendable, Effect: Sendable>: Sendable {
     }
 
     /// After change `seq`'s ticket: on success it (and every change staged before it) becomes
-    /// current, and the effects of all of them made current now are returned, oldest first, with
-    /// its own result last; on failure nothing becomes current: the changes not yet durable are
-    /// dropped and it is refused `unavailable`.
+    /// current. `made` is the effects of the changes made current now, oldest first, its own last
+    /// (none of them when an earlier settle made it current): the caller carries them out, so each
+    /// is carried out once. `result` is its own. On failure nothing becomes current: the changes
+    /// not yet durable are dropped and it is refused `unavailable`.
     mutating func settle(_ seq: Int, _ outcome: Result<Void, StoreFailure>, what: String) -> (made: [Effect], result: Result<Effect, CommandError>) {
         if let done = settled.removeValue(forKey: seq) { return ([], done) }
         switch outcome {
@@ -93,7 +94,7 @@ struct Ledger<State: Equatable & Sendable, Effect: Sendable>: Sendable {
                 do {
                     let effect = try first.change(&next)
                     current = next
-                    if first.seq != seq { made.append(effect) }
+                    made.append(effect)
                     result = .success(effect)
                 } catch {
                     result = .failure(error)
@@ -155,5 +156,55 @@ struct Ledger<State: Equatable & Sendable, Effect: Sendable>: Sendable {
             }
         }
         pending = kept
+    }
+}
+
+extension Ledger {
+    /// What a settle made current, for its owner to carry out.
+    struct Made {
+        /// `current` before it.
+        var before: State
+        /// The effects of the changes it made current, oldest first.
+        var effects: [Effect]
+    }
+
+    /// The one way an owner's command changes its document: stages `change`, waits for its write
+    /// without holding the caller's thread, and settles it. `ledger` is called at once with a
+    /// closure to run on the owner's ledger (a stored property, or one behind a lock): once to
+    /// stage, once to settle, never across the wait, during which other changes are staged and
+    /// settled in order. `made` is called before this returns or throws, when the settle made
+    /// changes current: this one is among them, last, unless an earlier settle made it current
+    /// (and handed it to that owner's `made`), so each effect is carried out once. Returns the
+    /// change's effect (at once, unwritten, when it changes nothing); throws its error, or
+    /// `unavailable` when it could not be stored.
+    static func commit(
+        _ change: @escaping Change, what: String,
+        in ledger: (_ use: (inout Ledger) -> Void) -> Void,
+        made: (Made) -> Void,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws(CommandError) -> Effect {
+        var staged: Result<Staged, CommandError> = .failure(CommandError(.internal, "\(what) was not staged"))
+        ledger { ledger in
+            do throws(CommandError) {
+                staged = .success(try ledger.stage(change))
+            } catch {
+                staged = .failure(error)
+            }
+        }
+        switch try staged.get() {
+        case .unchanged(let effect):
+            return effect
+        case .queued(let seq, let ticket):
+            let outcome = await ticket.outcome()
+            var settled: (made: Made, result: Result<Effect, CommandError>)?
+            ledger { ledger in
+                let before = ledger.current
+                let (effects, result) = ledger.settle(seq, outcome, what: what)
+                settled = (Made(before: before, effects: effects), result)
+            }
+            guard let settled else { throw CommandError(.internal, "\(what) was not settled") }
+            if !settled.made.effects.isEmpty { made(settled.made) }
+            return try settled.result.get()
+        }
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import NoiseClockNode
 
-@Suite("The ledger keeps its word: a change whose write succeeded is answered ok, whatever fails after it")
+@Suite("The ledger keeps its word: a change whose write succeeded is answered ok whatever fails after it, and commit carries out each change once")
 struct LedgerTests {
     typealias List = Ledger<[String], String>
 
@@ -94,5 +94,90 @@ struct LedgerTests {
         #expect(try scene.ledger.settle(scene.a, await scene.first.outcome(), what: "list").result.get() == "a")
         #expect(scene.ledger.current == ["clock", "a"])
         #expect(scene.store.inner.document("l.json") == ["clock", "a"])
+    }
+
+    // MARK: commit, the one way an owner changes its document
+
+    @Test("commit carries out the effects of every change its settle makes current, earlier ones included, once each and in order")
+    func commitCarriesOutWhatItMadeCurrent() async throws {
+        let store = StepStore()
+        var started = store.started.makeAsyncIterator()
+        let owner = ListOwner(writer: StoreWriter(store: store))
+        // a's owner has not looked yet when b's settle makes a current.
+        guard case .queued(let a, let first) = try await owner.stage("a") else {
+            Issue.record("a changes the list: queued")
+            return
+        }
+        #expect(await started.next() == ["a"])
+        let b = Task { try await owner.commit("b") }
+        store.finish(ok: true)
+        #expect(await started.next() == ["a", "b"])
+        store.finish(ok: true)
+        #expect(try await b.value == "b")
+        #expect(await owner.carriedOut == ["a", "b"])
+
+        let settledA = await owner.settle(a, await first.outcome())
+        #expect(try settledA.result.get() == "a")
+        #expect(settledA.made.isEmpty, "a was carried out by b's commit")
+        #expect(await owner.ledger.current == ["a", "b"])
+    }
+
+    @Test("commit of a change whose write fails throws unavailable and carries out nothing")
+    func commitRefused() async throws {
+        let store = StepStore()
+        var started = store.started.makeAsyncIterator()
+        let owner = ListOwner(writer: StoreWriter(store: store))
+        let x = Task { try await owner.commit("x") }
+        #expect(await started.next() == ["x"])
+        store.finish(ok: false)
+        let error = await #expect(throws: CommandError.self) { try await x.value }
+        #expect(error?.code == .unavailable)
+        #expect(await owner.carriedOut.isEmpty)
+        let ledger = await owner.ledger
+        #expect(ledger.current == [] && ledger.staged == [])
+    }
+
+    @Test("commit of a change that changes nothing returns its effect at once, writes nothing and carries out nothing")
+    func commitUnchanged() async throws {
+        let store = StepStore()
+        let writer = StoreWriter(store: store)
+        let owner = ListOwner(writer: writer)
+        #expect(try await owner.commit(nothing: "same") == "same")
+        #expect(await owner.carriedOut.isEmpty)
+        #expect(await !owner.ledger.isWriting)
+        await writer.flush()
+        #expect(store.inner.saves == 0)
+    }
+}
+
+/// An owner of a document as the node's are: its ledger a stored property of one isolation
+/// domain, changed through `Ledger.commit`, which records what it carried out.
+actor ListOwner {
+    var ledger: LedgerTests.List
+    private(set) var carriedOut: [String] = []
+
+    init(writer: StoreWriter) {
+        ledger = LedgerTests.list(writer)
+    }
+
+    func commit(_ item: String) async throws(CommandError) -> String {
+        try await Ledger.commit(LedgerTests.append(item), what: "list", in: { $0(&ledger) }) { made in
+            carriedOut += made.effects
+        }
+    }
+
+    func commit(nothing effect: String) async throws(CommandError) -> String {
+        try await Ledger.commit({ _ in effect }, what: "list", in: { $0(&ledger) }) { made in
+            carriedOut += made.effects
+        }
+    }
+
+    /// Stages by hand: an owner whose task has not resumed yet.
+    func stage(_ item: String) throws(CommandError) -> LedgerTests.List.Staged {
+        try ledger.stage(LedgerTests.append(item))
+    }
+
+    func settle(_ seq: Int, _ outcome: Result<Void, StoreFailure>) -> (made: [String], result: Result<String, CommandError>) {
+        ledger.settle(seq, outcome, what: "list")
     }
 }
