@@ -134,6 +134,7 @@ let package = Package(
                 "NoiseClockTestSupport",
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(

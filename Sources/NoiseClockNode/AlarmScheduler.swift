@@ -248,21 +248,13 @@ public final class AlarmScheduler {
     ) async throws(CommandError) -> JSONValue {
         advance()
         let now = time.now()
-        let staged = try ledger.stage { state throws(CommandError) in
+        let change: Ledger<State, Effect>.Change = { state throws(CommandError) in
             var outcomes: [Ringing.Outcome] = []
             let id = try body(&state, now, &outcomes)
             return Effect(id: id, outcomes: outcomes)
         }
-        let effect: Effect
-        switch staged {
-        case .unchanged(let unchanged):
-            effect = unchanged
-        case .queued(let seq, let ticket):
-            let outcome = await ticket.outcome()
-            let (made, result) = ledger.settle(seq, outcome, what: "alarms")
-            for earlier in made { perform(earlier.outcomes) }
-            effect = try result.get()
-            perform(effect.outcomes)
+        let effect = try await Ledger.commit(change, what: "alarms", in: { $0(&ledger) }) { made in
+            for effect in made.effects { perform(effect.outcomes) }
             refreshNextFires(now: time.now())
             wake()
         }

@@ -94,19 +94,16 @@ public final class BedtimeScheduler {
     ) async throws(CommandError) -> JSONValue {
         advance()
         let now = time.now(), settings = time.settings.current.bedtime, zone = time.zone()
-        let events: [BedtimeClockwork.Event]
-        switch try ledger.stage({ state in
+        let change: Ledger<BedtimeState, [BedtimeClockwork.Event]>.Change = { state in
             let step = body(state, settings, now, zone)
             state = step.state
             return step.events
-        }) {
-        case .unchanged(let effect):
-            events = effect
-        case .queued(let seq, let ticket):
-            let outcome = await ticket.outcome()
-            events = try ledger.settle(seq, outcome, what: "bedtime").result.get()
         }
-        carryOut(events)
+        // Every event is recorded in the state (what was reminded, wound down, ended), so a change
+        // that changes nothing has none: the events are those of the changes made current.
+        _ = try await Ledger.commit(change, what: "bedtime", in: { $0(&ledger) }) { made in
+            carryOut(made.effects.flatMap { $0 })
+        }
         let view = BedtimeClockwork.step(state, settings: settings, now: time.now(), zone: zone).view
         publish(view)
         wakeUp.wake()

@@ -117,22 +117,57 @@ public final class FileStore: Store {
     /// `fsync` of the folder. Throws when any step fails, and then what is on disk is what was
     /// there before: when only the folder's `fsync` fails, the rename has already happened, so the
     /// old document is put back (or the new one removed when there was none), and a restart finds
-    /// what the node answered.
+    /// what the node answered. Unless the old document cannot be read: then the new one stays.
     public func save(_ name: String, _ value: JSONValue) throws {
         let target = path(name)
         // What a failure after the rename must put back.
-        let previous = FileManager.default.contents(atPath: target).map { Array($0) }
+        let previous = Self.previous(at: target)
         try write(value.serializedBytes + [0x0A], to: target, name: name)
         do {
             try syncFolder()
         } catch {
-            if let previous {
-                try? write(previous, to: target, name: name)
-            } else {
+            switch previous {
+            case .bytes(let bytes):
+                // When this write fails too, the new document stays: no worse, as below.
+                try? write(bytes, to: target, name: name)
+            case .none:
                 unlink(target)
+            case .unreadable:
+                // Nothing can be put back, and removing the new document would leave none: every
+                // change answered ok would be gone. The new one holds them all (it is built on
+                // them) and is readable, so it stays. The save is still refused (the rename is not
+                // known to be durable); the worst a restart can find is this refused change, until
+                // the next write (built on what is current) replaces it. A crash at any instant
+                // leaves the old file or the new one.
+                break
             }
             try? syncFolder()
             throw error
+        }
+    }
+
+    /// The document a failed save would put back.
+    private enum Previous {
+        case none
+        case bytes([UInt8])
+        /// It exists (or may), but could not be read.
+        case unreadable
+    }
+
+    private static func previous(at target: String) -> Previous {
+        let fd = open(target, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return errno == ENOENT ? .none : .unreadable }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n == 0 { return .bytes(bytes) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .unreadable
+            }
+            bytes += chunk[..<n]
         }
     }
 

@@ -138,18 +138,13 @@ public final class MeditationLibrary {
         guard let entry = scanned.first(where: { $0.id == id }) else {
             throw CommandError(.notFound, "no guided meditation with id \"\(id)\"", field: "id")
         }
-        let staged = try ledger.stage { renames in
+        let change: Ledger<[String: Rename], Void>.Change = { renames in
             var rename = renames[id] ?? Rename()
             if let name { rename.name = name.isEmpty ? nil : name }
             if let teacher { rename.teacher = teacher.isEmpty ? nil : teacher }
             renames[id] = rename == Rename() ? nil : rename
         }
-        if case .queued(let seq, let ticket) = staged {
-            let outcome = await ticket.outcome()
-            let result = ledger.settle(seq, outcome, what: "the rename").result
-            refresh()
-            try result.get()
-        }
+        try await Ledger.commit(change, what: "the rename", in: { $0(&ledger) }) { _ in refresh() }
         return Self.json(Self.applying(renames[id], to: entry), file: entry.file)
     }
 

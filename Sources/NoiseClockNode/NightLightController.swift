@@ -44,12 +44,8 @@ public final class NightLightController {
         _ = try light.applying(arguments, now: time.now())
         advance()
         let now = time.now()
-        switch try ledger.stage({ light throws(CommandError) in light = try light.applying(arguments, now: now) }) {
-        case .unchanged:
-            break
-        case .queued(let seq, let ticket):
-            let outcome = await ticket.outcome()
-            try ledger.settle(seq, outcome, what: "the night light").result.get()
+        let change: Ledger<NightLight, Void>.Change = { light throws(CommandError) in light = try light.applying(arguments, now: now) }
+        try await Ledger.commit(change, what: "the night light", in: { $0(&ledger) }) { _ in
             logger.info("night light", metadata: ["on": "\(light.on)", "color": "\(light.color.hex)", "brightness": "\(light.brightness)"])
         }
         publish()

@@ -320,15 +320,10 @@ public final class NoisePlayer {
     /// Stages a change of the mix (`Ledger`), waits for its write without holding the node's
     /// thread, then plays it: nothing is heard of a change that was not stored.
     private func change(_ body: @escaping @Sendable (inout Document) throws(CommandError) -> Event?) async throws(CommandError) -> JSONValue {
-        let staged = try ledger.stage(body)
-        guard case .queued(let seq, let ticket) = staged else { return current }
-        let outcome = await ticket.outcome()
-        let before = mix
-        let (made, result) = ledger.settle(seq, outcome, what: "the noise mix")
-        apply(from: before)
-        for case let event? in made { hub.emit(time.event(event.name, event.details)) }
-        if case .success(let event?) = result { hub.emit(time.event(event.name, event.details)) }
-        _ = try result.get()
+        _ = try await Ledger.commit(body, what: "the noise mix", in: { $0(&ledger) }) { made in
+            apply(from: made.before.mix)
+            for case let event? in made.effects { hub.emit(time.event(event.name, event.details)) }
+        }
         return current
     }
 

@@ -10,7 +10,6 @@ public final class SettingsModel: Sendable {
     public static let documentName = "settings.json"
 
     private struct State {
-        var configured: ClockSettings
         var overrides: Ledger<SettingsPatch, Void>
         /// `configured` with `overrides.current` laid over it, kept as they change: read far more
         /// often (every ping, every state with a time) than changed.
@@ -21,8 +20,7 @@ public final class SettingsModel: Sendable {
         /// every ping and every stamped event reads it.
         private(set) var zone: Zone?
 
-        init(configured: ClockSettings, overrides: Ledger<SettingsPatch, Void>, effective: ClockSettings) {
-            self.configured = configured
+        init(overrides: Ledger<SettingsPatch, Void>, effective: ClockSettings) {
             self.overrides = overrides
             self.effective = effective
             zone = Self.zone(of: effective)
@@ -33,6 +31,8 @@ public final class SettingsModel: Sendable {
         }
     }
 
+    /// The configuration file's `clock.*`, under the overrides.
+    private let configured: ClockSettings
     private let state: Mutex<State>
     private let hub: StateHub
     /// What went wrong reading the stored settings, for `B/status`.
@@ -53,9 +53,10 @@ public final class SettingsModel: Sendable {
             logger.error("stored settings were unreadable; using the configuration", metadata: ["problem": "\(problem)"])
         }
         loadProblem = problem
+        self.configured = configured
         state = Mutex(
             State(
-                configured: configured, overrides: Ledger(Self.documentName, overrides, writer: writer) { $0.json },
+                overrides: Ledger(Self.documentName, overrides, writer: writer) { $0.json },
                 effective: configured.applying(overrides)))
     }
 
@@ -92,26 +93,25 @@ public final class SettingsModel: Sendable {
     public func change(
         _ make: @escaping @Sendable (ClockSettings) throws(CommandError) -> SettingsPatch
     ) async throws(CommandError) -> ClockSettings {
-        let staged = try state.withLock { state throws(CommandError) in
-            let configured = state.configured
-            return try state.overrides.stage { overrides throws(CommandError) in
-                overrides = overrides.merging(try make(configured.applying(overrides)))
+        let configured = configured
+        let change: Ledger<SettingsPatch, Void>.Change = { overrides throws(CommandError) in
+            overrides = overrides.merging(try make(configured.applying(overrides)))
+        }
+        let inLock = { (state: inout State, use: (inout Ledger<SettingsPatch, Void>) -> Void) in
+            use(&state.overrides)
+            // In the same lock, so the settings read are always those of the overrides in force.
+            let effective = configured.applying(state.overrides.current)
+            if effective != state.effective { state.effective = effective }
+        }
+        try await Ledger.commit(change, what: "settings", in: { use in state.withLock { inLock(&$0, use) } }) { made in
+            // Changes settle on the node's thread, one after the other, so they reach the hub in
+            // the order they became current.
+            let before = configured.applying(made.before), after = current
+            if after != before {
+                hub.publish(StateTopic.settings, after.json)
+                hub.signals.send(.settings(after))
             }
         }
-        guard case .queued(let seq, let ticket) = staged else { return current }
-        let outcome = await ticket.outcome()
-        let (before, after) = try state.withLock { state throws(CommandError) in
-            let before = state.effective
-            try state.overrides.settle(seq, outcome, what: "settings").result.get()
-            state.effective = state.configured.applying(state.overrides.current)
-            return (before, state.effective)
-        }
-        // After the lock: changes settle on the node's thread, one after the other, so they reach
-        // the hub in the order they became current.
-        if after != before {
-            hub.publish(StateTopic.settings, after.json)
-            hub.signals.send(.settings(after))
-        }
-        return after
+        return current
     }
 }

@@ -46,6 +46,14 @@ public final class StoreTicket: Sendable {
         }
     }
 
+    /// The outcome if the write is over, nil while it waits: `Ledger` keeps a change whose write
+    /// already succeeded when a later write of the document fails.
+    var settledOutcome: Result<Void, StoreFailure>? {
+        phase.withLock { phase in
+            if case .done(let result) = phase { result } else { nil }
+        }
+    }
+
     /// Called once, by the writer thread.
     func settle(_ result: Result<Void, StoreFailure>) {
         let waiter: CheckedContinuation<Result<Void, StoreFailure>, Never>? = phase.withLock { phase in

@@ -202,15 +202,11 @@ public final class TimerScheduler {
     /// change is a pure function of the timers and the instant it was asked at.
     private func change(_ body: @escaping @Sendable (inout TimerBook, Date) throws(CommandError) -> [CountdownTimer]) async throws(CommandError) -> [CountdownTimer] {
         let now = time.now()
-        let staged = try ledger.stage { book throws(CommandError) in try body(&book, now) }
-        guard case .queued(let seq, let ticket) = staged else {
-            if case .unchanged(let timers) = staged { return timers }
-            return []
+        // The effects are only the answer (the timers as they are once current); what the changes
+        // made current did is published whole.
+        return try await Ledger.commit({ book throws(CommandError) in try body(&book, now) }, what: "timers", in: { $0(&ledger) }) { _ in
+            changed()
         }
-        let outcome = await ticket.outcome()
-        let result = ledger.settle(seq, outcome, what: "timers").result
-        changed()
-        return try result.get()
     }
 
     /// After a change: the tone, `B/timers`, and the service woken for its new instants.

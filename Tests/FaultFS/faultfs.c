@@ -8,6 +8,9 @@
 //                             dirsync   fsync of the folder fails (EIO), after the rename
 //                             full      writes into the folder fail (ENOSPC)
 //                             readonly  creating or renaming in the folder fails (EROFS)
+//                             unreadable  as dirsync, and opening a file in the folder only
+//                                         to read it fails (EIO): the old document a failed
+//                                         save would put back cannot be read
 //                           anything else, or no file: no fault
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -22,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum fault { NONE, DIRSYNC, FULL, READONLY };
+enum fault { NONE, DIRSYNC, FULL, READONLY, UNREADABLE };
 
 static enum fault current_fault(void) {
     const char *control = getenv("FAULTFS_CONTROL");
@@ -38,6 +41,7 @@ static enum fault current_fault(void) {
     if (strncmp(word, "dirsync", 7) == 0) return DIRSYNC;
     if (strncmp(word, "full", 4) == 0) return FULL;
     if (strncmp(word, "readonly", 8) == 0) return READONLY;
+    if (strncmp(word, "unreadable", 10) == 0) return UNREADABLE;
     return NONE;
 }
 
@@ -69,7 +73,8 @@ static void delay(void) {
 
 static int sync_fault(int fd) {
     struct stat status;
-    if (current_fault() == DIRSYNC && fstat(fd, &status) == 0 && S_ISDIR(status.st_mode) && fd_in_folder(fd)) {
+    enum fault fault = current_fault();
+    if ((fault == DIRSYNC || fault == UNREADABLE) && fstat(fd, &status) == 0 && S_ISDIR(status.st_mode) && fd_in_folder(fd)) {
         errno = EIO;
         return 1;
     }
@@ -109,6 +114,16 @@ static int refuses_creation(const char *path, int flags) {
     return (flags & (O_WRONLY | O_RDWR | O_CREAT)) && current_fault() == READONLY && in_folder(path);
 }
 
+/// A file in the folder (not the folder itself) opened only to be read, while `unreadable` is in force.
+static int refuses_reading(const char *path, int flags) {
+    if (flags & (O_WRONLY | O_RDWR | O_CREAT | O_DIRECTORY)) return 0;
+    const char *dir = getenv("FAULTFS_DIR");
+    if (!dir || !in_folder(path)) return 0;
+    size_t length = strlen(dir);
+    while (length > 1 && dir[length - 1] == '/') length--;
+    return path[length] == '/' && path[length + 1] != '\0' && current_fault() == UNREADABLE;
+}
+
 #define OPEN_WRAPPER(name)                                                              \
     int name(const char *path, int flags, ...) {                                        \
         static int (*real)(const char *, int, ...);                                     \
@@ -122,6 +137,10 @@ static int refuses_creation(const char *path, int flags) {
         }                                                                               \
         if (refuses_creation(path, flags)) {                                            \
             errno = EROFS;                                                              \
+            return -1;                                                                  \
+        }                                                                               \
+        if (refuses_reading(path, flags)) {                                             \
+            errno = EIO;                                                                \
             return -1;                                                                  \
         }                                                                               \
         return real(path, flags, mode);                                                 \

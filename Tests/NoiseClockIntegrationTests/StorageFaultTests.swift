@@ -65,4 +65,38 @@ struct StorageFaultTests {
             #expect(leftovers.isEmpty, "no temporary file left behind")
         }
     }
+
+    @Test("a folder fsync that fails when the old document cannot be read back keeps the new one: every alarm answered ok survives kill -9")
+    func unreadableOldDocument() async throws {
+        let library = try await FaultFS.library()
+        let stateDirectory = try makeTemporaryDirectory("state")
+        let control = "\(stateDirectory)/../faultfs-\(UUID().uuidString.prefix(6))"
+        try FaultFS.set(.none, control: control)
+        let environment = FaultFS.environment(library: library, stateDirectory: stateDirectory, control: control)
+        try await withNode(stateDirectory: stateDirectory, environment: environment) { node, process, client in
+            for (time, label) in [("06:00", "first"), ("07:00", "second")] {
+                let added = try await client.request(node.topics, "alarm/add", #"{"time":"\#(time)","label":"\#(label)"}"#)
+                #expect(added["status"] == "ok")
+            }
+
+            // The save renames the new document into place, its folder's fsync fails, and the
+            // old document cannot be read to be put back.
+            try FaultFS.set(.unreadable, control: control)
+            let refused = try await client.request(node.topics, "alarm/add", #"{"time":"08:00","label":"refused"}"#)
+            #expect(refused["error"]?["code"] == "unavailable")
+
+            process.signal(SIGKILL)
+            _ = await process.waitForExit(timeout: eventHangGuard)
+            let restarted = try NodeProcess(port: node.port, nodeID: node.nodeID, stateDirectory: stateDirectory)
+            client.clear()
+            let running = try await restarted.startOnline(seenBy: client)
+            defer { running.signal(SIGKILL) }
+            let stored = await client.waitFor(restarted.topics.state(StateTopic.alarms))
+            let labels = try stored.map { try JSONValue.parse($0.payload).items.compactMap { $0["label"]?.stringValue } } ?? []
+            // The refused alarm may be there too: the new document stayed (`FileStore.save`).
+            #expect(labels.filter { $0 != "refused" } == ["first", "second"], "the alarms answered ok, found after the restart: \(labels)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: stateDirectory)
+            #expect(!files.contains { $0.contains(".unreadable-") }, "the restart read the document: \(files)")
+        }
+    }
 }

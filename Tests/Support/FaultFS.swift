@@ -10,6 +10,9 @@ public enum FaultFS {
         case full
         /// Creating or renaming in the folder fails (EROFS).
         case readOnly = "readonly"
+        /// As `directorySync`, and opening a document only to read it fails (EIO): the old
+        /// document a failed save would put back cannot be read.
+        case unreadable
         case none
     }
 
