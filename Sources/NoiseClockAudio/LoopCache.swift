@@ -138,6 +138,12 @@ public final class LoopCache: Sendable {
         return state.withLock { $0.entries[key]?.loop }
     }
 
+    /// The loop of `path` kept for an owner (`hold`), looked up without reading the disk: what a
+    /// sound due now starts from.
+    public func keptLoop(_ path: String) -> DecodedLoop? {
+        state.withLock { $0.kept[path] }
+    }
+
     /// Starts decoding `path` (of `frames` frames, `mono` when the file says so) on a thread of
     /// its own, unless it would take the loops alive over the budget; the slot is filled when it
     /// is done. A second call for the same file while it decodes shares the first one's slot.

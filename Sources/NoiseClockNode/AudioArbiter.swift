@@ -39,6 +39,9 @@ public final class AudioArbiter {
     /// How long a covered source takes to fade out or back in (`audio.fade_ms`).
     nonisolated let fadeFrames: Int
     private var state = State()
+    /// The inputs whose files are being opened on a thread.
+    private var opening: Set<String> = []
+    private var openWaiters: [CheckedContinuation<Void, Never>] = []
     /// Who is told of a change of the top source; added to by the sources' nonisolated
     /// initializers (the lock is for that), never held while a listener runs.
     private nonisolated let listeners = Mutex<[@NodeActor @Sendable (AudioSource?) -> Void]>([])
@@ -125,15 +128,21 @@ public final class AudioArbiter {
     /// fading out the tone it had (each tone has an input of its own, so one fades while the next
     /// rises), and claims the output for `source`.
     public func startTone(_ source: AudioSource, sample: SampleSource, gain: Float, rampFrames: Int) {
+        let input = beginTone(source)
+        update(source) { $0.add(input, source: sample, gain: gain, fadeInFrames: rampFrames) }
+    }
+
+    /// A new tone input for `source`: the output claimed, the tone it had fading out.
+    private func beginTone(_ source: AudioSource) -> String {
         state.toneCount += 1
         let input = "\(source):\(state.toneCount)"
         let previous = state.tones.updateValue(input, forKey: source)
         claim(source)
-        let fade = fadeFrames
-        update(source) { mix in
-            if let previous { mix.fadeOut(previous, overFrames: fade) }
-            mix.add(input, source: sample, gain: gain, fadeInFrames: rampFrames)
+        if let previous {
+            let fade = fadeFrames
+            update(source) { $0.fadeOut(previous, overFrames: fade) }
         }
+        return input
     }
 
     /// Fades out `source`'s tone and lets the output go.
@@ -144,29 +153,87 @@ public final class AudioArbiter {
         claim(source, false)
     }
 
-    /// Whether `source` has a tone sounding.
+    /// Whether `source` has a tone sounding (or about to: its file being opened).
     public func toneSounding(_ source: AudioSource) -> Bool { state.tones[source] != nil }
 
     /// Rings `sound` (a catalog id or a file; of `kind` when given) as `source`'s tone at `volume`,
     /// rising over `rampSeconds`, the way alarms and timers both ring. A tone that cannot be played
     /// is logged and `fallback` rings instead: a tone gone missing must not keep a ring silent.
-    /// (A ramp of 0 s still takes the mixer's shortest glide: no click.)
+    /// (A ramp of 0 s still takes the mixer's shortest glide: no click.) The output is claimed at
+    /// once; the tone sounds at once from its loop kept decoded (`SoundLibrary.keepReady`), else as
+    /// soon as its file is opened on a thread.
     public func ring(
         _ source: AudioSource, sound: String, kind: Sound.Kind?, fallback: String, library: SoundLibrary, volume: Int,
         rampSeconds: Int, logger: Logger
     ) {
         let gain = Volume.gain(volume), ramp = AudioFormat.frames(milliseconds: rampSeconds * 1000)
+        let id: String
         do {
-            let sample = try library.sampleSource(for: try library.sound(sound, field: "sound", kind: kind).id)
-            startTone(source, sample: sample, gain: gain, rampFrames: ramp)
+            id = try library.sound(sound, field: "sound", kind: kind).id
         } catch {
             logger.error("\(source) tone unavailable; using the default", metadata: ["sound": "\(sound)", "error": "\(error)"])
-            do {
-                startTone(source, sample: try library.sampleSource(for: fallback), gain: gain, rampFrames: ramp)
-            } catch {
+            id = fallback
+        }
+        let input = beginTone(source)
+        let place: @NodeActor @Sendable (SampleSource) -> Void = { [self] sample in
+            // Stopped (or rung again) while its file was being opened: not heard.
+            guard state.tones[source] == input else { return }
+            update(source) { $0.add(input, source: sample, gain: gain, fadeInFrames: ramp) }
+        }
+        open(id, library: library, as: input, then: place) { [self] error in
+            guard id != fallback else {
                 logger.error("no \(source) tone can be played", metadata: ["error": "\(error)"])
+                if state.tones[source] == input { stopTone(source) }
+                return
+            }
+            logger.error("\(source) tone unavailable; using the default", metadata: ["sound": "\(id)", "error": "\(error)"])
+            open(fallback, library: library, as: input, then: place) { [self] error in
+                logger.error("no \(source) tone can be played", metadata: ["error": "\(error)"])
+                // Nothing to hear: the output is not held for a tone that cannot sound.
+                if state.tones[source] == input { stopTone(source) }
             }
         }
+    }
+
+    // MARK: Sound files, opened off the loop
+
+    /// Hands sound `id` to `place` as a source: at once from its loop kept decoded, else once its
+    /// file is opened on a thread ("sound open"; `failed` when it cannot be). `place` decides
+    /// then whether it is still wanted. While `input`'s file is being opened, asking again does nothing.
+    public func open(
+        _ id: String, loops: Int? = nil, library: SoundLibrary, as input: String,
+        then place: @escaping @NodeActor @Sendable (SampleSource) -> Void,
+        failed: @escaping @NodeActor @Sendable (CommandError) -> Void
+    ) {
+        if let ready = library.readySource(for: id, loops: loops) {
+            place(ready)
+            return
+        }
+        guard opening.insert(input).inserted else { return }
+        NodeActor.task { [self] in
+            let result: Result<OpenedSound, CommandError>
+            do throws(CommandError) { result = .success(try await library.open(id, loops: loops)) } catch { result = .failure(error) }
+            opening.remove(input)
+            switch result {
+            case .success(let opened): place(opened.source)
+            case .failure(let error): failed(error)
+            }
+            // What `failed` opened in turn (a fallback) is waited for too.
+            if opening.isEmpty {
+                for waiter in openWaiters { waiter.resume() }
+                openWaiters = []
+            }
+        }
+    }
+
+    /// Whether `input`'s file is being opened (`open`).
+    public func isOpening(_ input: String) -> Bool { opening.contains(input) }
+
+    /// Returns once no file is being opened for the mix (each opened one placed, or failed): what
+    /// a test waits for before it looks at the mixer.
+    public func opened() async {
+        guard !opening.isEmpty else { return }
+        await withCheckedContinuation { openWaiters.append($0) }
     }
 
     // MARK: Cover

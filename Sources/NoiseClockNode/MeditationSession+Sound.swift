@@ -57,19 +57,22 @@ extension MeditationSession {
         guard let arbiter else { return }
         gongCount += 1
         let input = "meditation:gong:\(gongCount)"
-        do {
-            let source = try sounds.sampleSource(for: gong, loops: 1)
+        soundingGongs = Array((soundingGongs + [input]).suffix(3))
+        if ringOut { releaseAt = time.now().addingTimeInterval(ringOutSeconds(of: gong)) }
+        let logger = logger
+        // Kept decoded while the session runs (`keepReady`): heard at once, from memory.
+        arbiter.open(gong, loops: 1, library: sounds, as: input) { [self] source in
+            guard soundingGongs.contains(input) else { return }
             arbiter.update(.meditation) { $0.add(input, source: source, gain: Volume.gain(volume), fadeInFrames: 0) }
-            soundingGongs = Array((soundingGongs + [input]).suffix(3))
-            if ringOut { releaseAt = time.now().addingTimeInterval(ringOutSeconds(of: gong)) }
-        } catch {
+        } failed: { error in
             logger.error("the gong could not be played", metadata: ["gong": "\(gong)", "error": "\(error)"])
         }
     }
 
-    /// How long `gong` rings, from its file (at most `ringOutLimit`).
+    /// How long `gong` rings, from its loop kept decoded or its file's length when last opened (at
+    /// most `ringOutLimit`; the limit when neither is known, so a completion gong is not cut short).
     func ringOutSeconds(of gong: String) -> TimeInterval {
-        min(Self.ringOutLimit, sounds.duration(of: gong) ?? 0)
+        min(Self.ringOutLimit, sounds.knownDuration(of: gong) ?? Self.ringOutLimit)
     }
 
     /// The background of a timed session: looping at its volume while the meditation runs, faded
@@ -85,12 +88,15 @@ extension MeditationSession {
             return
         }
         guard audible else { return }
-        do {
-            let source = try sounds.sampleSource(for: timed.plan.background)
-            let frames = fadeFrames
+        let background = timed.plan.background, logger = logger
+        arbiter.open(background, library: sounds, as: Self.backgroundInput) { [self] source in
+            // Opened on a thread: added only if the session still wants it heard, at its gain now.
+            guard case .timed(let timed)? = session, timed.plan.background == background else { return }
+            guard [.preparing, .running].contains(timed.timer.phase(at: time.now())) else { return }
+            let frames = fadeFrames, gain = Volume.gain(timed.plan.backgroundVolume)
             arbiter.update(.meditation) { $0.add(Self.backgroundInput, source: source, gain: gain, fadeInFrames: frames) }
-        } catch {
-            logger.error("the meditation background could not be played", metadata: ["sound": "\(timed.plan.background)", "error": "\(error)"])
+        } failed: { error in
+            logger.error("the meditation background could not be played", metadata: ["sound": "\(background)", "error": "\(error)"])
         }
     }
 

@@ -92,6 +92,11 @@ public final class NoisePlayer {
     }
 
     private var resumed = false
+    /// The changes of the mix, staged in the order their commands came although each may first
+    /// wait for its sounds' files to be opened on a thread.
+    private let turns = Turns()
+    /// Sources opened for layers about to play, by sound id: what `apply` puts in the mixer.
+    private var opened: [String: SampleSource] = [:]
 
     // MARK: Verbs
 
@@ -99,23 +104,16 @@ public final class NoisePlayer {
         let layers = try references.map { reference throws(CommandError) in
             NoiseMix.Layer(id: try library.sound(reference.sound, field: "sound").id, volume: reference.volume ?? 100)
         }
-        // Each sound is opened before anything is stored: one that cannot play is refused.
-        for layer in layers { _ = try library.sampleSource(for: layer.id) }
         let now = time.now()
-        return try await change { document throws(CommandError) in
-            if let volume { document.mix.volume = volume }
-            document.mix.layers = layers
-            document.mix.playing = true
-            document.last = layers
-            if let sleepMinutes { Self.setTimer(minutes: sleepMinutes, now: now, in: &document.mix) }
-            return ("noise_started", ["sounds": .array(layers.map { .string($0.id) })])
+        // Each sound is opened before anything is stored: one that cannot play is refused.
+        return try await change(opening: layers.map(\.id)) { document throws(CommandError) in
+            Self.start(layers, volume: volume, sleepMinutes: sleepMinutes, now: now, in: &document)
         }
     }
 
     public func add(_ reference: String, volume: Int?) async throws(CommandError) -> JSONValue {
         let sound = try library.sound(reference, field: "sound")
-        _ = try library.sampleSource(for: sound.id)
-        return try await change { document throws(CommandError) in
+        return try await change(opening: [sound.id]) { document throws(CommandError) in
             let layer = NoiseMix.Layer(id: sound.id, volume: volume ?? document.mix.layers.first { $0.id == sound.id }?.volume ?? 100)
             let wasPlaying = document.mix.playing
             if wasPlaying {
@@ -149,20 +147,32 @@ public final class NoisePlayer {
         try await change { document throws(CommandError) in Self.stop(reason: reason, in: &document) }
     }
 
+    /// Stops the mix when it plays, else plays the last one again (decided in its turn, on the
+    /// mix as the changes before it leave it).
     public func toggle() async throws(CommandError) -> JSONValue {
-        if ledger.staged.mix.playing { return try await stop() }
-        return try await power(on: true)
+        try await powerChange(on: nil)
     }
 
     public func power(on: Bool) async throws(CommandError) -> JSONValue {
-        guard on else { return try await stop() }
-        if ledger.staged.mix.playing { return current }
-        var layers = ledger.staged.last
-        if layers.isEmpty, let sound = library.catalog.defaultSound(of: .noise) {
-            layers = [NoiseMix.Layer(id: sound.id, volume: 100)]
+        try await powerChange(on: on)
+    }
+
+    /// `power` (`on`), or `toggle` (nil): on plays the last mix again (the default noise when
+    /// there is none), off stops.
+    private func powerChange(on: Bool?) async throws(CommandError) -> JSONValue {
+        let fallback = library.catalog.defaultSound(of: .noise).map { [NoiseMix.Layer(id: $0.id, volume: 100)] } ?? []
+        // What it will most likely play, opened ahead; a layer it turns out to play without a
+        // source opened here is opened when it is applied.
+        let staged = ledger.staged
+        let likely = on == false || (on == nil && staged.mix.playing) ? [] : (staged.last.isEmpty ? fallback : staged.last)
+        let now = time.now()
+        return try await change(opening: likely.map(\.id)) { document throws(CommandError) in
+            guard on ?? !document.mix.playing else { return Self.stop(reason: "command", in: &document) }
+            guard !document.mix.playing else { return nil }
+            let layers = document.last.isEmpty ? fallback : document.last
+            guard !layers.isEmpty else { throw CommandError(.unavailable, "the sound catalog has no noise") }
+            return Self.start(layers, volume: nil, sleepMinutes: nil, now: now, in: &document)
         }
-        guard !layers.isEmpty else { throw CommandError(.unavailable, "the sound catalog has no noise") }
-        return try await play(layers.map { ($0.id, $0.volume) }, volume: nil, sleepMinutes: nil)
     }
 
     /// Smoothed: a fifth of a second, so a slider dragged in Home Assistant never clicks. In the
@@ -187,12 +197,12 @@ public final class NoisePlayer {
 
     /// Plays a sound for 3 seconds over the noise (ducked meanwhile). Refused while an alarm, a
     /// ringing timer or a meditation has the output: the preview would not be heard (SPEC §10).
-    public func preview(_ reference: String) throws(CommandError) -> JSONValue {
+    public func preview(_ reference: String) async throws(CommandError) -> JSONValue {
         let sound = try library.sound(reference, field: "sound")
-        if let top = arbiter.top, top > .preview {
-            throw CommandError(.conflict, "a preview is not heard while \(Self.busy(top))", field: "sound")
-        }
-        let source = try library.sampleSource(for: sound.id)
+        try refusePreviewUnheard()
+        let source = try await library.open(sound.id).source
+        // Looked at again: an alarm may have begun while the file was being opened.
+        try refusePreviewUnheard()
         let previewGain = Volume.gain(max(mix.volume, 50))
         arbiter.claim(.preview)
         arbiter.update(.preview) { mixer in
@@ -200,6 +210,12 @@ public final class NoisePlayer {
         }
         previewEndsAt = time.now().addingTimeInterval(Self.previewSeconds)
         return ["sound": .string(sound.id), "seconds": .number(Self.previewSeconds)]
+    }
+
+    private func refusePreviewUnheard() throws(CommandError) {
+        if let top = arbiter.top, top > .preview {
+            throw CommandError(.conflict, "a preview is not heard while \(Self.busy(top))", field: "sound")
+        }
     }
 
     // MARK: Time: the sleep timer and the end of a preview
@@ -249,13 +265,25 @@ public final class NoisePlayer {
 
     /// Plays again what was playing when the node stopped (unless its sleep timer has run out,
     /// or none of its sounds can be played any more).
-    public func resume() {
+    public func resume() async {
         guard !resumed else { return }
         resumed = true
+        // In the first turn: a command that comes while the files are opened follows it.
+        let turn = turns.take()
+        var openable: [NoiseMix.Layer] = []
+        if ledger.current.mix.playing {
+            for layer in ledger.current.mix.layers {
+                guard let source = try? await library.open(layer.id).source else { continue }
+                opened[layer.id] = source
+                openable.append(layer)
+            }
+        }
+        await turns.wait(for: turn)
+        turns.done(turn)
         let stored = ledger.current
         var next = stored
         let expired = stored.mix.sleepTimerEndsAt.map { $0 <= time.now().timeIntervalSince1970 } ?? false
-        next.mix.layers = stored.mix.layers.filter { (try? library.sampleSource(for: $0.id)) != nil }
+        next.mix.layers = stored.mix.layers.filter { layer in openable.contains { $0.id == layer.id } }
         if stored.mix.playing, !next.mix.layers.isEmpty, !expired {
             logger.info("noise resumed", metadata: ["sounds": "\(next.mix.layers.map(\.id))"])
         } else {
@@ -268,6 +296,7 @@ public final class NoisePlayer {
         // Stored again only when it changed (an expired timer, a sound gone).
         ledger.adopt(next)
         apply(from: NoiseMix(volume: next.mix.volume))
+        opened = [:]
         publishState()
     }
 
@@ -301,13 +330,17 @@ public final class NoisePlayer {
     }
 
     /// A sound already in the mix (even fading out) glides to its new gain and plays on; a new one
-    /// fades in from the start of its file. Restarting a playing sound would be a click.
-    private func place(_ layer: NoiseMix.Layer, source: @autoclosure () -> SampleSource, in mixer: inout SourceMix) {
+    /// fades in from the start of its file (the source opened for it). Restarting a playing sound
+    /// would be a click. False when it is not in the mix and no source was opened for it.
+    private func place(_ layer: NoiseMix.Layer, in mixer: inout SourceMix) -> Bool {
         if mixer.contains(Self.input(layer.id)) {
             mixer.setGain(Self.input(layer.id), to: gain(layer), overFrames: AudioFormat.frames(milliseconds: 200))
+        } else if let source = opened.removeValue(forKey: layer.id) {
+            mixer.add(Self.input(layer.id), source: source, gain: gain(layer), fadeInFrames: fadeFrames)
         } else {
-            mixer.add(Self.input(layer.id), source: source(), gain: gain(layer), fadeInFrames: fadeFrames)
+            return false
         }
+        return true
     }
 
     /// Moves every layer's gain to `target(layer)` over `frames`.
@@ -319,7 +352,25 @@ public final class NoisePlayer {
 
     /// Stages a change of the mix (`Ledger`), waits for its write without holding the node's
     /// thread, then plays it: nothing is heard of a change that was not stored.
-    private func change(_ body: @escaping @Sendable (inout Document) throws(CommandError) -> Event?) async throws(CommandError) -> JSONValue {
+    /// First the files of the sounds `opening` names that do not play yet are opened on threads
+    /// (one that cannot be is refused, and nothing changes); the change is then staged in its
+    /// turn, after every change whose command came before.
+    private func change(
+        opening ids: [String] = [], _ body: @escaping @Sendable (inout Document) throws(CommandError) -> Event?
+    ) async throws(CommandError) -> JSONValue {
+        let turn = turns.take()
+        let playing = mix.playing ? Set(mix.layers.map(\.id)) : []
+        let needed = ids.filter { !playing.contains($0) }
+        var sources: Result<[String: OpenedSound], CommandError> = .success([:])
+        if !needed.isEmpty {
+            do throws(CommandError) { sources = .success(try await library.open(needed)) } catch { sources = .failure(error) }
+        }
+        await turns.wait(for: turn)
+        turns.done(turn)
+        // Staged from here on without a wait: the next turn's change follows this one.
+        let opened = try sources.get()
+        for (id, sound) in opened { self.opened[id] = sound.source }
+        defer { for id in opened.keys { self.opened[id] = nil } }
         _ = try await Ledger.commit(body, what: "the noise mix", in: { $0(&ledger) }) { made in
             apply(from: made.before.mix)
             for case let event? in made.effects { hub.emit(time.event(event.name, event.details)) }
@@ -335,25 +386,46 @@ public final class NoisePlayer {
         if after.sleepTimerEndsAt != before.sleepTimerEndsAt { sleepFadeStarted = false }
         let playing = after.playing ? after.layers : []
         let previous = before.playing ? before.layers : []
-        let sources = playing.compactMap { layer -> (NoiseMix.Layer, SampleSource)? in
-            do {
-                return (layer, try library.sampleSource(for: layer.id))
-            } catch {
-                logger.error("a noise sound cannot be played", metadata: ["sound": "\(layer.id)", "error": "\(error)"])
-                return nil
-            }
-        }
         let fading = sleepFadeStarted
+        var unopened: [NoiseMix.Layer] = []
         arbiter.update(.noise) { mixer in
             for old in previous where !playing.contains(where: { $0.id == old.id }) {
                 mixer.fadeOut(Self.input(old.id), overFrames: fadeFrames)
             }
-            for (layer, source) in sources where !(fading && mixer.contains(Self.input(layer.id))) {
-                place(layer, source: source, in: &mixer)
+            for layer in playing where !(fading && mixer.contains(Self.input(layer.id))) {
+                if !place(layer, in: &mixer) { unopened.append(layer) }
             }
         }
+        for layer in unopened { openLater(layer.id) }
         wakeUp.wake()
         publishState()
+    }
+
+    /// A layer that plays without a source opened for it (a change made current by another's
+    /// write): its file is opened on a thread, and it fades in then if it still plays.
+    private func openLater(_ id: String) {
+        let input = Self.input(id), logger = logger
+        arbiter.open(id, library: library, as: input) { [self] source in
+            guard mix.playing, let layer = mix.layers.first(where: { $0.id == id }) else { return }
+            let gain = gain(layer), frames = fadeFrames
+            arbiter.update(.noise) { mixer in
+                if !mixer.contains(input) { mixer.add(input, source: source, gain: gain, fadeInFrames: frames) }
+            }
+        } failed: { error in
+            logger.error("a noise sound cannot be played", metadata: ["sound": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    /// Plays `layers` in `document`; the event.
+    private nonisolated static func start(
+        _ layers: [NoiseMix.Layer], volume: Int?, sleepMinutes: Int?, now: Date, in document: inout Document
+    ) -> Event? {
+        if let volume { document.mix.volume = volume }
+        document.mix.layers = layers
+        document.mix.playing = true
+        document.last = layers
+        if let sleepMinutes { setTimer(minutes: sleepMinutes, now: now, in: &document.mix) }
+        return ("noise_started", ["sounds": .array(layers.map { .string($0.id) })])
     }
 
     /// Stops the mix in `document`; the event when it was playing.

@@ -10,7 +10,7 @@ public final class SettingsModel: Sendable {
     public static let documentName = "settings.json"
 
     private struct State {
-        var overrides: Ledger<SettingsPatch, Void>
+        var overrides: Ledger<SettingsPatch, ClockSettings?>
         /// `configured` with `overrides.current` laid over it, kept as they change: read far more
         /// often (every ping, every state with a time) than changed.
         var effective: ClockSettings {
@@ -20,7 +20,7 @@ public final class SettingsModel: Sendable {
         /// every ping and every stamped event reads it.
         private(set) var zone: Zone?
 
-        init(overrides: Ledger<SettingsPatch, Void>, effective: ClockSettings) {
+        init(overrides: Ledger<SettingsPatch, ClockSettings?>, effective: ClockSettings) {
             self.overrides = overrides
             self.effective = effective
             zone = Self.zone(of: effective)
@@ -94,16 +94,20 @@ public final class SettingsModel: Sendable {
         _ make: @escaping @Sendable (ClockSettings) throws(CommandError) -> SettingsPatch
     ) async throws(CommandError) -> ClockSettings {
         let configured = configured
-        let change: Ledger<SettingsPatch, Void>.Change = { overrides throws(CommandError) in
+        // Its effect: the settings it brings about (with the changes staged before it), which it
+        // answers once it is stored; nil when it changes nothing (answered with those in force).
+        let change: Ledger<SettingsPatch, ClockSettings?>.Change = { overrides throws(CommandError) in
+            let before = overrides
             overrides = overrides.merging(try make(configured.applying(overrides)))
+            return overrides == before ? nil : configured.applying(overrides)
         }
-        let inLock = { (state: inout State, use: (inout Ledger<SettingsPatch, Void>) -> Void) in
+        let inLock = { (state: inout State, use: (inout Ledger<SettingsPatch, ClockSettings?>) -> Void) in
             use(&state.overrides)
             // In the same lock, so the settings read are always those of the overrides in force.
             let effective = configured.applying(state.overrides.current)
             if effective != state.effective { state.effective = effective }
         }
-        try await Ledger.commit(change, what: "settings", in: { use in state.withLock { inLock(&$0, use) } }) { made in
+        let answer = try await Ledger.commit(change, what: "settings", in: { use in state.withLock { inLock(&$0, use) } }) { made in
             // Changes settle on the node's thread, one after the other, so they reach the hub in
             // the order they became current.
             let before = configured.applying(made.before), after = current
@@ -112,6 +116,6 @@ public final class SettingsModel: Sendable {
                 hub.signals.send(.settings(after))
             }
         }
-        return current
+        return answer ?? current
     }
 }

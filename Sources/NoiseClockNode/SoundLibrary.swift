@@ -2,6 +2,7 @@ import FoundationEssentials
 import NoiseClockAudio
 import NoiseClockCore
 import NoiseClockSystem
+import Synchronization
 
 /// The sound catalog with its files: `Resources/sounds.json` (noise, files in `sounds/`),
 /// `Resources/alarm-sounds.json` (alarm tones, in `alarm-sounds/`), `Resources/gong-sounds.json`
@@ -14,6 +15,8 @@ public struct SoundLibrary: Sendable {
     private let folders: [String: String]
     /// Where decoded loops are kept: the process's one cache, or a test's own.
     public let cache: LoopCache
+    /// What the threads that open files learned, for the loop to use without touching the disk.
+    private let files = FilesSeen()
 
     public init(catalog: SoundCatalog, folders: [String: String], cache: LoopCache = .shared) {
         self.catalog = catalog
@@ -102,12 +105,17 @@ public struct SoundLibrary: Sendable {
 
     /// A sound's file as a mixer source: looped (noise, tones), or played `loops` times (a gong);
     /// from memory when the `LoopCache` keeps it, else decoded while the cache decodes it ahead.
-    public func sampleSource(for id: String, loops: Int? = nil) throws(CommandError) -> SampleSource {
+    /// It resolves the path and opens and scans the file (libmpg123 reads all of it for an exact
+    /// length), so it runs on a thread of its own, never on the node's (`open`).
+    func openNow(_ id: String, loops: Int? = nil) throws(CommandError) -> SampleSource {
+        assert(!NodeExecutor.shared.inLoop, "a sound's file is opened on the node's thread")
         let sound = try sound(id, field: "sound")
         let path = try path(of: sound)
+        files.resolved(id, path)
         if let decoded = cache.loop(path) { return LoopingDecoderSource(loop: decoded, loops: loops) }
         do {
             let decoder = try MP3Decoder(path: path)
+            files.lasts(id, decoder.duration)
             return LoopingDecoderSource(
                 decoder: decoder, loops: loops, ahead: cache.decodeAhead(path, frames: decoder.frameCount, mono: decoder.isMonoFile))
         } catch {
@@ -115,17 +123,98 @@ public struct SoundLibrary: Sendable {
         }
     }
 
-    /// Keeps the files of the sounds `ids` decoded for `owner`, ready to start from memory at a
-    /// due instant (`LoopCache.hold`); an empty list lets go. Unknown ids are skipped.
-    public func keepReady(_ ids: [String], for owner: String) {
-        let paths = ids.compactMap { id in (try? sound(id, field: "sound")).flatMap { try? path(of: $0) } }
-        cache.hold(Set(paths), for: owner)
+    /// Sound `id` as a mixer source (`openNow`), opened on a thread of its own ("sound open") and
+    /// handed back to the caller: the node's thread never waits for a disk.
+    public func open(_ id: String, loops: Int? = nil) async throws(CommandError) -> OpenedSound {
+        let result = await withCheckedContinuation { (done: CheckedContinuation<Result<OpenedSound, CommandError>, Never>) in
+            Threads.start(name: "sound open") { [self] in
+                do throws(CommandError) {
+                    done.resume(returning: .success(OpenedSound(source: try openNow(id, loops: loops))))
+                } catch {
+                    done.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
     }
 
-    /// How long sound `id` lasts, in seconds, from its decoded loop when one is kept, else from its file.
-    public func duration(of id: String) -> Double? {
-        guard let sound = try? sound(id, field: "sound"), let path = try? path(of: sound) else { return nil }
-        if let loop = cache.loop(path) { return Double(loop.frames) / Double(AudioFormat.sampleRate) }
-        return (try? MP3Decoder(path: path))?.duration
+    /// Sounds `ids` opened (`open`), one thread each, in the order given; the first that cannot
+    /// be opened is thrown.
+    public func open(_ ids: [String]) async throws(CommandError) -> [String: OpenedSound] {
+        var opened: [String: OpenedSound] = [:]
+        for id in ids where opened[id] == nil { opened[id] = try await open(id) }
+        return opened
     }
+
+    /// Sound `id` as a source from its loop kept decoded (`keepReady`), with no disk touched; nil
+    /// when it is not kept (then `open` it).
+    public func readySource(for id: String, loops: Int? = nil) -> SampleSource? {
+        guard let path = files.path(of: id), let loop = cache.keptLoop(path) else { return nil }
+        return LoopingDecoderSource(loop: loop, loops: loops)
+    }
+
+    /// Keeps the files of the sounds `ids` decoded for `owner`, ready to start from memory at a
+    /// due instant (`LoopCache.hold`); an empty list lets go. Unknown ids are skipped. The paths
+    /// are resolved on a thread ("sound open"), and only when what `owner` wants changed, so a
+    /// scheduler may say it at every look without a wake-up.
+    public func keepReady(_ ids: [String], for owner: String) {
+        guard let ask = files.wants(ids, for: owner) else { return }
+        // Letting go needs no disk: at once (an ask still on its way is older, and dropped).
+        if ids.isEmpty { return cache.hold([], for: owner) }
+        Threads.start(name: "sound open", background: true) { [self] in
+            let paths = ids.compactMap { id -> String? in
+                guard let path = (try? sound(id, field: "sound")).flatMap({ try? path(of: $0) }) else { return nil }
+                files.resolved(id, path)
+                return path
+            }
+            // Back on the loop, where the asks are in order: an ask that a later one overtook
+            // (its thread ran late) is dropped, so what `owner` asked last is what is kept.
+            NodeExecutor.shared.execute { if files.isLatest(ask, for: owner) { cache.hold(Set(paths), for: owner) } }
+        }
+    }
+
+    /// How long sound `id` lasts, in seconds, as far as the loop knows without a disk: from its
+    /// loop kept decoded, or from the last time its file was opened; nil when neither.
+    public func knownDuration(of id: String) -> Double? {
+        if let path = files.path(of: id), let loop = cache.keptLoop(path) { return Double(loop.frames) / Double(AudioFormat.sampleRate) }
+        return files.duration(of: id)
+    }
+}
+
+/// A source opened on another thread, handed over once: nothing else holds it until its owner
+/// puts it in the mix.
+public struct OpenedSound: @unchecked Sendable {
+    public let source: SampleSource
+}
+
+/// What the threads that open sounds learned (each sound's real path, each file's length) and
+/// what each owner last asked to keep ready: looked up by the loop without a disk. The lock is
+/// held for a dictionary's lookup or change, never across a call.
+private final class FilesSeen: Sendable {
+    private struct State {
+        var paths: [String: String] = [:]
+        var durations: [String: Double] = [:]
+        var wanted: [String: (ids: [String], ask: Int)] = [:]
+        var asks = 0
+    }
+
+    private let state = Mutex(State())
+
+    func resolved(_ id: String, _ path: String) { state.withLock { $0.paths[id] = path } }
+    func path(of id: String) -> String? { state.withLock { $0.paths[id] } }
+    func lasts(_ id: String, _ seconds: Double) { state.withLock { $0.durations[id] = seconds } }
+    func duration(of id: String) -> Double? { state.withLock { $0.durations[id] } }
+
+    /// Notes that `owner` wants `ids`: the number of this ask, nil when it wanted just those already.
+    func wants(_ ids: [String], for owner: String) -> Int? {
+        state.withLock { state in
+            guard state.wanted[owner]?.ids != ids else { return nil }
+            state.asks += 1
+            state.wanted[owner] = (ids, state.asks)
+            return state.asks
+        }
+    }
+
+    /// Whether `ask` is the latest of `owner`'s.
+    func isLatest(_ ask: Int, for owner: String) -> Bool { state.withLock { $0.wanted[owner]?.ask == ask } }
 }

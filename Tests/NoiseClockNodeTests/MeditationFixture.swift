@@ -27,7 +27,9 @@ extension AlarmFixture {
         await clock.advance(by: .milliseconds(Int64((seconds * 1000).rounded())))
         await scheduler.advance()
         await node.timers.advance()
-        return await node.meditation.advance()
+        let next = await node.meditation.advance()
+        await node.arbiter?.opened()
+        return next
     }
 
     /// Lets time pass up to `instant`, then has everything look.

@@ -201,7 +201,7 @@ struct NodeCommandTests {
         _ = await transport.waitUntilPublished { $0.filter { $0.topic == topics.response("settings") }.count == 2 }
         let answers = transport.published(on: topics.response("settings")).compactMap(\.json)
         #expect(answers.map { $0["data"]?["time_format"] } == ["12h", "12h"])
-        #expect(answers.map { $0["data"]?["show_seconds"] } == [false, true], "answered in the order sent")
+        #expect(answers.map { $0["data"]?["show_seconds"] } == [false, true], "answered in the order sent: \(answers.map(\.serialized)) saved \(store.saved.map(\.serialized))")
         // Two writes: the first, then the second change alone (it waited while the first was written).
         #expect(store.saved.count == 2)
         #expect(store.saved.last?["show_seconds"] == true && store.saved.last?["time_format"] == "12h")

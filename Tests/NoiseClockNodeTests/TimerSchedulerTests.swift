@@ -14,7 +14,9 @@ extension AlarmFixture {
     func tick(_ seconds: Double) async -> Date? {
         await clock.advance(by: .milliseconds(Int64(seconds * 1000)))
         await scheduler.advance()
-        return await node.timers.advance()
+        let next = await node.timers.advance()
+        await node.arbiter?.opened()
+        return next
     }
 
     var timers: [JSONValue] { transport.published(on: topics.state(StateTopic.timers)).last?.json?.items ?? [] }
@@ -260,6 +262,7 @@ struct TimerSchedulerTests {
         // The node comes back 12 minutes later: "Late" ended 7 minutes ago (grace: 10), "Lost" 11.
         let after = try await AlarmFixture(start: AlarmFixture.start.addingTimeInterval(12 * 60), store: store)
         await after.node.timers.start()
+        await after.node.arbiter?.opened()
         #expect(after.events("timer_finished").map { $0["timer_id"] } == [.string(late)])
         #expect(after.events("timer_missed").map { $0["timer_id"] } == [.string(lost)])
         #expect(after.events("timer_missed").first?["label"] == "Lost")

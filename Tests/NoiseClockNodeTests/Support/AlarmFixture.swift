@@ -61,8 +61,11 @@ struct AlarmFixture {
 
     // MARK: Commands
 
+    /// Answers a command, once every sound file it had opened is in the mix (`AudioArbiter.opened`).
     func respond(_ verb: String, _ payload: String = "") async -> CommandResponse {
-        await node.router.respond(verb: verb, payload: Array(payload.utf8))
+        let response = await node.router.respond(verb: verb, payload: Array(payload.utf8))
+        await node.arbiter?.opened()
+        return response
     }
 
     /// Sends a command that must be answered ok, and returns its data.
@@ -90,7 +93,10 @@ struct AlarmFixture {
         let milliseconds = Int64((target.timeIntervalSince(now) * 1000).rounded())
         #expect(milliseconds >= 0, "cannot go back in time with advance(to:)", sourceLocation: sourceLocation)
         await clock.advance(by: .milliseconds(max(0, milliseconds)))
-        return delay(until: await scheduler.advance())
+        let next = await scheduler.advance()
+        // A tone whose file was not kept decoded is opened on a thread: the test looks once it is in the mix.
+        await node.arbiter?.opened()
+        return delay(until: next)
     }
 
     /// How long from now until `instant`, to the millisecond.

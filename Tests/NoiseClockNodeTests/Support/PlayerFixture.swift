@@ -102,16 +102,20 @@ struct PlayerFixture {
 
     @discardableResult
     func play(_ sound: String, volume: Int? = nil, sleepMinutes: Int? = nil) async throws -> JSONValue {
-        try await player.play([(sound, nil)], volume: volume, sleepMinutes: sleepMinutes)
+        let state = try await player.play([(sound, nil)], volume: volume, sleepMinutes: sleepMinutes)
+        await arbiter.opened()
+        return state
     }
 
     /// Rings an alarm tone as the alarm scheduler does (through the arbiter; the default tone
     /// when `sound` cannot ring).
+    /// Rings as the scheduler does, and returns once the tone's file is in the mix.
     @NodeActor
-    func ringAlarm(_ sound: String, volume: Int, rampSeconds: Int, fallback: String = "digital-alarm") {
+    func ringAlarm(_ sound: String, volume: Int, rampSeconds: Int, fallback: String = "digital-alarm") async {
         arbiter.ring(
             .alarm, sound: sound, kind: .alarm, fallback: fallback, library: library, volume: volume, rampSeconds: rampSeconds,
             logger: LogRecorder().logger())
+        await arbiter.opened()
     }
 }
 
