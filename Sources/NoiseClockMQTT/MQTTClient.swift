@@ -66,7 +66,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         self.logger = logger
         self.loop = loop
         link = Link(backoff: ReconnectBackoff(minimum: options.minimumReconnectDelay, maximum: options.maximumReconnectDelay))
-        (messageStream, messageContinuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.inboxLimit))
+        (messageStream, messageContinuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.streamLimit))
         (events, eventContinuation) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
 
         keepaliveTimer = nc_mqtt_timerfd_create()
@@ -127,6 +127,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             link.streaming = true
             for message in link.inbox { messageContinuation.yield(message) }
             link.inbox = []
+            link.inboxBytes = 0
         }
         return messageStream
     }
@@ -136,13 +137,19 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     public func deliver(to handler: @escaping @Sendable (MQTTMessage) -> Void) {
         loop.onLoop { [self] in
             link.handler = handler
-            for message in link.inbox { handler(message) }
+            let early = link.inbox
             link.inbox = []
+            link.inboxBytes = 0
+            for message in early { handler(message) }
         }
     }
 
-    /// Messages kept for a consumer that has not come yet.
-    static let inboxLimit = 50_000
+    /// What the messages kept for a consumer that has not come yet may hold (`MQTTMessage.heldBytes`);
+    /// past it a message is dropped. The node's consumer comes at its start.
+    static let inboxByteLimit = 8 << 20
+    /// Messages the `messages` stream keeps for a reader that is behind (a control client, a test,
+    /// a benchmark's probe; the node reads through `deliver(to:)`).
+    static let streamLimit = 50_000
 
     public var isConnected: Bool { state.withLock { $0.connected } }
     /// Whether the broker has acknowledged `filter` on the connection it has now.

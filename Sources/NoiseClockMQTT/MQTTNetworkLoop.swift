@@ -71,6 +71,10 @@ extension MQTTClient {
         var handler: (@Sendable (MQTTMessage) -> Void)?
         var streaming = false
         var inbox: [MQTTMessage] = []
+        /// What the inbox holds (`MQTTMessage.heldBytes`), within `inboxByteLimit`.
+        var inboxBytes = 0
+        /// Messages the read under way has brought, handed on when it returns (`handOverArrived`).
+        var arrived: [MQTTMessage] = []
         /// Packets queued since the last write, as far as this side knows (publishes,
         /// subscriptions, acknowledgements of what came in): from two, the write is corked.
         var packets = 0
@@ -153,6 +157,8 @@ extension MQTTClient {
             if rc == MOSQ_ERR_SUCCESS.rawValue { link.keepalive.heard() }
         }
         finishTurn(rc)
+        // Outside the read: libmosquitto holds a lock of its own through on_message (MQTTCallbacks.swift).
+        handOverArrived()
     }
 
     /// The timer fired (loop thread): the keepalive is due, or the backoff is over.

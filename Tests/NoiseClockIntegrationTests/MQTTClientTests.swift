@@ -197,6 +197,34 @@ struct MQTTClientDeliveryTests {
             }
         }
     }
+
+    @Test("a consumer may publish at QoS 0 from inside the delivery of a message and have it written at once: messages are handed on after libmosquitto's read, whose on_message holds the lock writing a QoS 0 publish takes again")
+    func publishingFromTheDelivery() async throws {
+        try await withBroker { broker in
+            let topic = "delivery/\(UUID().uuidString.prefix(8))"
+            try await withClient(port: broker.port, subscriptions: ["\(topic)/echo"]) { watcher in
+                // A loop of its own: were the delivery inside the callback, this thread would hang for good.
+                let client = try makeClient(port: broker.port, loop: NodeExecutor(name: "mqtt echo loop"))
+                client.subscribe(["\(topic)/in"])
+                client.deliver { [weak client] message in
+                    client?.publishNow(MQTTMessage(topic: "\(topic)/echo", payload: message.payload, qos: 0))
+                }
+                let log = EventLog()
+                let reader = Task { for await event in client.events { log.add(event) } }
+                defer { reader.cancel() }
+                client.start()
+                try #require(await eventually(timeout: .seconds(10)) { log.all.contains { $0.event == .subscribed } }, "never subscribed")
+                watcher.publish("\(topic)/in", "one")
+                let first = await watcher.waitFor("\(topic)/echo", timeout: .seconds(10))
+                #expect(first?.text == "one", "the echo published from the delivery never came: the loop is stuck")
+                // A stuck loop would never run the stop either.
+                guard first != nil else { return }
+                watcher.publish("\(topic)/in", "two")
+                #expect(await watcher.waitFor("\(topic)/echo", timeout: .seconds(10)) { $0.text == "two" } != nil)
+                await client.stop(timeout: .milliseconds(500))
+            }
+        }
+    }
 }
 
 private func checkDelivery(client: MQTTClient, sender: TestClient, topic: String, log: EventLog) async throws {
