@@ -21,11 +21,17 @@ extension MQTTClient {
     }
 
     func disconnected(rc: Int32) {
-        state.withLock { $0.connected = false }
+        resume(state.withLock { state in
+            state.connected = false
+            return readyWaiters(in: &state)
+        })
     }
 
     func published(mid: Int32) {
-        state.withLock { $0.inFlight = max(0, $0.inFlight - 1) }
+        resume(state.withLock { state in
+            state.inFlight = max(0, state.inFlight - 1)
+            return readyWaiters(in: &state)
+        })
     }
 
     func subscribed(mid: Int32) {

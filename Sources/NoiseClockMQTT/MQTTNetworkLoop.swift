@@ -237,10 +237,13 @@ extension MQTTClient {
     func lost(_ rc: Int32) {
         guard case .attached(let watch, _) = link.phase else { return }
         loop.unwatch(watch)
-        let wasConnected = state.withLock { state in
-            defer { state.connected = false }
-            return state.connected
-        } || link.announced
+        let (wasConnectedNow, ready) = state.withLock { state in
+            let wasConnected = state.connected
+            state.connected = false
+            return (wasConnected, readyWaiters(in: &state))
+        }
+        resume(ready)
+        let wasConnected = wasConnectedNow || link.announced
         link.announced = false
         if isStopping {
             link.phase = .idle
@@ -305,8 +308,8 @@ extension MQTTClient {
 
     /// After a CONNACK: subscriptions, `online`, every retained message, then the queue. True when it ran.
     private func restoreIfConnected() -> Bool {
-        let restored = state.withLock { state -> Bool in
-            guard state.needsRestore else { return false }
+        let restored = state.withLock { state -> [CheckedContinuation<Void, Never>]? in
+            guard state.needsRestore else { return nil }
             state.needsRestore = false
             restorePending.store(false, ordering: .releasing)
             state.connected = true
@@ -325,27 +328,29 @@ extension MQTTClient {
             ordered += state.retainedOrder.compactMap { state.retained[$0] }.filter { $0.topic != options.availability?.topic }
             state.queue = ordered + state.queue
             queueDepth.store(state.queue.count, ordering: .releasing)
-            return true
+            return readyWaiters(in: &state)
         }
-        if restored {
+        if let restored {
+            resume(restored)
             logger.info("MQTT connected", metadata: ["broker": "\(options.host):\(options.port)"])
             drainQueue()
             eventContinuation.yield(.connected)
         }
-        return restored
+        return restored != nil
     }
 
     /// Hands queued messages to libmosquitto while the in-flight limit allows (loop thread); the
     /// caller writes them.
     func drainQueue() {
-        state.withLock { state in
+        resume(state.withLock { state in
             while state.connected, state.inFlight < options.inFlightLimit, let next = state.queue.first {
                 guard send(next) else { break }
                 state.queue.removeFirst()
                 state.inFlight += 1
             }
             queueDepth.store(state.queue.count, ordering: .releasing)
-        }
+            return readyWaiters(in: &state)
+        })
     }
 }
 

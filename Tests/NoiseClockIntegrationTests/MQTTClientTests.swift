@@ -179,6 +179,61 @@ struct MQTTClientTests {
         let backAfterPing = seconds(again.at - ping.at)
         #expect(backAfterPing >= 4.5 && backAfterPing <= 15.0, "connected again \(backAfterPing) s after the ping")
     }
+
+    @Test("waitForRoom waits without polling: no timer wakes while the queue is half full, and the PUBACK that makes room resumes it")
+    func waitForRoomWithoutPolling() async throws {
+        let broker = try ScriptedBroker(holdsPubacks: true)
+        defer { broker.close() }
+        let client = try makeClient(port: broker.port, queueLimit: 4, inFlightLimit: 1)
+        try await withConnected(client) { _ in
+            // One in flight (its PUBACK held back), two queued: half of the 4.
+            for n in 0..<3 { client.publish(MQTTMessage(topic: "test/room", text: "\(n)", qos: 1)) }
+            try #require(await eventually(timeout: .seconds(10)) { broker.packets(3).count == 1 && !client.hasRoom })
+            let resumed = Mutex<ContinuousClock.Instant?>(nil)
+            let waiter = Task {
+                await client.waitForRoom()
+                resumed.withLock { $0 = .now }
+            }
+            let timerWakes = TimeSource.shared.wakeCount
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(TimeSource.shared.wakeCount - timerWakes <= 25, "\(TimeSource.shared.wakeCount - timerWakes) timer wakes while waiting for room")
+            #expect(resumed.withLock { $0 } == nil, "resumed with no room")
+            let released = ContinuousClock.now
+            broker.releasePubacks()
+            await waiter.value
+            let at = try #require(resumed.withLock { $0 })
+            #expect(at - released < .seconds(5))
+            #expect(client.hasRoom)
+            broker.releasePubacks()
+        }
+    }
+
+    @Test("stop waits for the queue to reach the broker without polling, and goes on as soon as the last PUBACK comes")
+    func stopWaitsForTheLastPuback() async throws {
+        let broker = try ScriptedBroker(holdsPubacks: true)
+        defer { broker.close() }
+        let client = try makeClient(port: broker.port)
+        let log = EventLog()
+        let reader = Task { for await event in client.events { log.add(event) } }
+        defer { reader.cancel() }
+        client.start()
+        try #require(await eventually(timeout: .seconds(10)) { log.all.contains { $0.event == .connected } }, "never connected")
+        client.publish(MQTTMessage(topic: "test/flush", text: "kept until acknowledged", qos: 1))
+        try #require(await eventually(timeout: .seconds(10)) { broker.packets(3).count == 1 })
+        let timerWakes = TimeSource.shared.wakeCount
+        let stopping = Task {
+            await client.stop(timeout: .seconds(20))
+            return ContinuousClock.now
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(TimeSource.shared.wakeCount - timerWakes <= 25, "\(TimeSource.shared.wakeCount - timerWakes) timer wakes while waiting for the PUBACK")
+        #expect(broker.packets(14).isEmpty, "disconnected before the queue reached the broker")
+        let released = ContinuousClock.now
+        broker.releasePubacks()
+        let stopped = await stopping.value
+        #expect(stopped - released < .seconds(5), "stop went on \(stopped - released) after the PUBACK")
+        #expect(await eventually { !broker.packets(14).isEmpty }, "stop sends DISCONNECT")
+    }
 }
 
 /// How the client hands over what it reads: to one consumer, with nothing lost before it comes.
