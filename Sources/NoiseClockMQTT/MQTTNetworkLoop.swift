@@ -205,6 +205,11 @@ extension MQTTClient {
         guard case .attached = link.phase else { return }
         let rc = writePending()
         guard rc == MOSQ_ERR_SUCCESS.rawValue else { return lost(rc) }
+        // A QoS 0 publish is done once written (its on_publish frees its place in flight): what
+        // waits behind it goes in a turn of its own now, not at the next packet in or keepalive.
+        if queueDepth.load(ordering: .acquiring) > 0, state.withLock({ $0.connected && $0.inFlight < options.inFlightLimit }) {
+            loop.execute { [self] in finishTurn(MOSQ_ERR_SUCCESS.rawValue) }
+        }
         watchForWrites()
         if let due = link.keepalive.due(lastSent: link.lastSent, interval: keepaliveInterval) { armKeepalive(at: due) }
     }

@@ -153,6 +153,22 @@ struct MQTTClientTests {
         }
     }
 
+    @Test("QoS 0 messages queued behind the in-flight limit go out once those ahead of them are written, not at the next packet in or the keepalive")
+    func queuedQoS0FollowsTheWrite() async throws {
+        let broker = try ScriptedBroker()
+        defer { broker.close() }
+        let client = try makeClient(port: broker.port, inFlightLimit: 2)
+        try await withConnected(client) { _ in
+            let before = broker.packets(3).count
+            // One turn publishes 10: 2 handed to libmosquitto, 8 queued behind them; nothing comes in.
+            client.loop.execute {
+                for n in 0..<10 { client.publish(MQTTMessage(topic: "test/qos0", text: "\(n)", qos: 0)) }
+            }
+            let all = await eventually(timeout: .seconds(3)) { broker.packets(3).count - before == 10 }
+            #expect(all, "\(broker.packets(3).count - before) of 10 QoS 0 publishes out within 3 s (the keepalive is 5 s)")
+        }
+    }
+
     @Test("a PINGREQ left unanswered for a keepalive ends the connection (a disconnected event), and the client connects again")
     func unansweredPing() async throws {
         let broker = try ScriptedBroker(answersPings: false)
