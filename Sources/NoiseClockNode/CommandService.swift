@@ -19,11 +19,13 @@ public struct CommandService: Service, CustomStringConvertible {
     let buttons: [String: Configuration.Button]
     /// What the commands waiting for a place may hold, in bytes (`waitingByteLimit`).
     let waitingLimit: Int
+    /// Where the commands that did not fit are counted (`B/status`'s `commands`).
+    let status: StatusBoard?
 
     public init(
         transport: any MQTTTransport, topics: Topics, router: CommandRouter, logger: Logger,
         otherTopics: [String: @Sendable (MQTTMessage) -> Void] = [:], buttons: [Configuration.Button] = [],
-        waitingLimit: Int = CommandService.waitingByteLimit
+        waitingLimit: Int = CommandService.waitingByteLimit, status: StatusBoard? = nil
     ) {
         self.transport = transport
         self.topics = topics
@@ -32,6 +34,7 @@ public struct CommandService: Service, CustomStringConvertible {
         self.otherTopics = otherTopics
         self.buttons = Dictionary(buttons.map { ($0.topic, $0) }) { first, _ in first }
         self.waitingLimit = waitingLimit
+        self.status = status
     }
 
     public func run() async throws {
@@ -80,10 +83,12 @@ public struct CommandService: Service, CustomStringConvertible {
         private var next = 0
         /// What `waiting[next...]` holds, within `service.waitingLimit`.
         private(set) var waitingBytes = 0
-        /// Commands refused because they did not fit, since the start, and of those the ones not
-        /// answered (the outgoing queue was half full).
+        /// Commands that did not fit, since the start: answered `unavailable`, or dropped unanswered
+        /// (the outgoing queue was half full).
         private(set) var refused = 0
-        private(set) var unanswered = 0
+        private(set) var dropped = 0
+        /// The counts changed since `B/status` last showed them.
+        private var countsUnpublished = false
         private var waitingForRoom = false
         private var closed = false
 
@@ -114,15 +119,19 @@ public struct CommandService: Service, CustomStringConvertible {
         /// Answers a command that does not fit `unavailable`: it changes nothing, and the sender
         /// may send it again once the node has caught up. While the outgoing queue is half full
         /// the refusal is not sent (it would only push older messages, an event, out of the queue),
-        /// and the command is dropped; either way it is counted, and logged.
+        /// and the command is dropped. Either way it is counted in `B/status` (published at the
+        /// first, every 1000th, and once what waited has started) and logged.
         private func refuse(_ command: Command) {
-            refused += 1
             let answered = service.transport.hasRoom
-            if !answered { unanswered += 1 }
-            if refused == 1 || refused % 1000 == 0 {
+            if answered { refused += 1 } else { dropped += 1 }
+            let count = refused + dropped
+            service.status?.status.commands.value = ["refused": .number(Double(refused)), "dropped": .number(Double(dropped))]
+            countsUnpublished = true
+            if count == 1 || count % 1000 == 0 {
                 service.logger.warning(
                     "too many commands waiting; refused one",
-                    metadata: ["verb": "\(command.verb)", "refused": "\(refused)", "unanswered": "\(unanswered)"])
+                    metadata: ["verb": "\(command.verb)", "refused": "\(refused)", "dropped": "\(dropped)"])
+                publishCounts()
             }
             guard answered else { return }
             let transaction = command.payload.count <= CommandService.refusalParseLimit ? CommandPayload.decode(command.payload).transaction : nil
@@ -132,6 +141,11 @@ public struct CommandService: Service, CustomStringConvertible {
         }
 
         func close() { closed = true }
+
+        private func publishCounts() {
+            countsUnpublished = false
+            service.status?.publish()
+        }
 
         /// A task of the node's executor, as every task of the node is: one made here, outside
         /// any task, would run `router.handle` (nonisolated) on libdispatch's pool (see NodeExecutor).
@@ -175,6 +189,8 @@ public struct CommandService: Service, CustomStringConvertible {
             if next == waiting.count {
                 waiting.removeAll(keepingCapacity: waiting.count < 1024)
                 next = 0
+                // The flood is over: `B/status` shows the final counts.
+                if countsUnpublished { publishCounts() }
             } else if next >= 4096, next * 2 >= waiting.count {
                 waiting.removeFirst(next)
                 next = 0

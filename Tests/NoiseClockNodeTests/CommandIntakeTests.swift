@@ -54,7 +54,12 @@ struct CommandIntakeTests {
     private func service(_ fixture: NodeFixture, _ recorder: Recorder, waitingLimit: Int = CommandService.waitingByteLimit) -> CommandService {
         CommandService(
             transport: fixture.transport, topics: fixture.topics, router: recorder.router, logger: fixture.logs.logger(),
-            waitingLimit: waitingLimit)
+            waitingLimit: waitingLimit, status: fixture.node.status)
+    }
+
+    /// `commands` of the latest `B/status` published.
+    private func counted(_ fixture: NodeFixture) -> JSONValue? {
+        fixture.transport.published(on: "noiseclock/kitchen/status").last?.json?["commands"]
     }
 
     @Test("what waits is bounded in bytes: a command that does not fit is answered unavailable at once, with its transaction, and never runs; a smaller one after it still fits")
@@ -79,9 +84,11 @@ struct CommandIntakeTests {
         #expect(early.first?.json?["error"]?["code"] == "unavailable")
         #expect(early.first?.json?["transaction"] == "t4")
         #expect(recorder.noted.isEmpty)
+        #expect(counted(fixture) == ["refused": 1, "dropped": 0], "B/status counts the refusal")
 
         recorder.open(CommandService.window)
         #expect(await fixture.transport.waitUntilPublished { $0.filter { $0.topic == noteAnswers }.count == 5 })
+        #expect(counted(fixture) == ["refused": 1, "dropped": 0])
         #expect(recorder.noted == ["1", "2", "3", "5"], "the note that did not fit never ran; the others ran in order")
         let answers = fixture.transport.published(on: noteAnswers).compactMap { $0.json?["transaction"]?.stringValue }
         #expect(answers == ["t4", "t1", "t2", "t3", "t5"])
@@ -132,6 +139,29 @@ struct CommandIntakeTests {
         fixture.transport.setRoom(true)
         #expect(await fixture.transport.waitUntilPublished { $0.filter { $0.topic == noteAnswers }.count == 3 })
         #expect(recorder.noted == ["1", "2", "3"])
+        task.cancel()
+        _ = await task.result
+    }
+
+    @Test("while the outgoing queue is half full a command that does not fit is dropped without an answer (it would push older messages out); B/status counts it")
+    func droppedWhileTheQueueIsFull() async throws {
+        let fixture = try NodeFixture()
+        let recorder = Recorder()
+        let cost = note("1", size: 1000).heldBytes + CommandService.commandCost
+        fixture.transport.setRoom(false)
+        let running = service(fixture, recorder, waitingLimit: cost + cost / 2)
+        let task = Task { try await running.run() }
+        defer { task.cancel() }
+
+        fixture.transport.inject(note("1", size: 1000))
+        fixture.transport.inject(note("2", size: 1000))
+        #expect(await eventually { counted(fixture) == ["refused": 0, "dropped": 1] }, "B/status counts the dropped command")
+        #expect(fixture.transport.published(on: noteAnswers).isEmpty, "no answer while the queue is full")
+
+        fixture.transport.setRoom(true)
+        #expect(await fixture.transport.waitUntilPublished { $0.contains { $0.topic == noteAnswers } })
+        #expect(recorder.noted == ["1"])
+        #expect(fixture.transport.published(on: noteAnswers).compactMap { $0.json?["transaction"]?.stringValue } == ["t1"])
         task.cancel()
         _ = await task.result
     }
