@@ -239,11 +239,17 @@ public struct CommandResponse: Sendable, Hashable {
 }
 
 extension String {
-    /// The string without white space (and newlines) at either end.
+    /// The string without white space (and newlines) at either end, in one pass over each end:
+    /// `dropLast()` counts the whole string each time, which made a command padded with 60 KiB of
+    /// spaces cost the loop seconds.
     public func trimmingWhitespace() -> String {
-        var view = Substring(self)
-        while let first = view.first, first.isWhitespace { view = view.dropFirst() }
-        while let last = view.last, last.isWhitespace { view = view.dropLast() }
-        return String(view)
+        var start = startIndex, end = endIndex
+        while start < end, self[start].isWhitespace { start = index(after: start) }
+        while start < end {
+            let before = index(before: end)
+            guard self[before].isWhitespace else { break }
+            end = before
+        }
+        return String(self[start..<end])
     }
 }

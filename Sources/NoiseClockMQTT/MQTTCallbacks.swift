@@ -7,7 +7,7 @@ import NoiseClockCore
 
 /// What libmosquitto reports, on the loop thread inside `mosquitto_loop_read` (and the connect
 /// thread's `mosquitto_connect`, before the loop has the connection): each callback records its
-/// news and returns.
+/// news and returns. A message read is handed on once the read has returned (`handOverArrived`).
 extension MQTTClient {
 
     func connected(rc: Int32) {
@@ -21,11 +21,17 @@ extension MQTTClient {
     }
 
     func disconnected(rc: Int32) {
-        state.withLock { $0.connected = false }
+        resume(state.withLock { state in
+            state.connected = false
+            return readyWaiters(in: &state)
+        })
     }
 
     func published(mid: Int32) {
-        state.withLock { $0.inFlight = max(0, $0.inFlight - 1) }
+        resume(state.withLock { state in
+            state.inFlight = max(0, state.inFlight - 1)
+            return readyWaiters(in: &state)
+        })
     }
 
     func subscribed(mid: Int32) {
@@ -40,14 +46,38 @@ extension MQTTClient {
     func received(_ message: MQTTMessage) {
         // libmosquitto has queued its acknowledgement (PUBACK or PUBREC).
         if message.qos > 0 { link.packets += 1 }
+        // Only queued here: libmosquitto 2.0 calls on_message holding its `callback_mutex`, which
+        // a QoS 0 publish written from inside (`publishNow`, whose on_publish takes it again)
+        // would wait for on this very thread. `handOverArrived` passes it on after the read.
+        link.arrived.append(message)
+    }
+
+    /// Hands what the last `mosquitto_loop_read` brought to the consumer, in order, on the loop
+    /// thread and outside libmosquitto's callbacks: the consumer may publish, write at once, or
+    /// run a command to its end. Before a consumer comes, messages wait in the inbox, within
+    /// `inboxByteLimit`.
+    func handOverArrived() {
+        guard !link.arrived.isEmpty else { return }
+        var arrived: [MQTTMessage] = []
+        swap(&arrived, &link.arrived)
+        for message in arrived { handOver(message) }
+        // The buffer is used again by the next read, unless the consumer's work made it read meanwhile.
+        if link.arrived.isEmpty {
+            arrived.removeAll(keepingCapacity: arrived.count <= 64)
+            link.arrived = arrived
+        }
+    }
+
+    private func handOver(_ message: MQTTMessage) {
         if let handler = link.handler {
             handler(message)
         } else if link.streaming {
             if case .dropped = messageContinuation.yield(message) {
                 logger.warning("MQTT incoming buffer full; message dropped", metadata: ["topic": "\(message.topic)"])
             }
-        } else if link.inbox.count < Self.inboxLimit {
+        } else if link.inboxBytes + message.heldBytes <= Self.inboxByteLimit {
             link.inbox.append(message)
+            link.inboxBytes += message.heldBytes
         } else {
             logger.warning("MQTT incoming buffer full; message dropped", metadata: ["topic": "\(message.topic)"])
         }

@@ -37,6 +37,8 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         /// Filters the broker has acknowledged on this connection.
         var acknowledged: Set<String> = []
         var droppedMessages = 0
+        /// Tasks waiting for room or for the queue to be flushed (MQTTWaiting.swift).
+        var waiters = StateWaiters()
     }
 
     public let options: MQTTOptions
@@ -66,7 +68,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         self.logger = logger
         self.loop = loop
         link = Link(backoff: ReconnectBackoff(minimum: options.minimumReconnectDelay, maximum: options.maximumReconnectDelay))
-        (messageStream, messageContinuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.inboxLimit))
+        (messageStream, messageContinuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.streamLimit))
         (events, eventContinuation) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
 
         keepaliveTimer = nc_mqtt_timerfd_create()
@@ -127,6 +129,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
             link.streaming = true
             for message in link.inbox { messageContinuation.yield(message) }
             link.inbox = []
+            link.inboxBytes = 0
         }
         return messageStream
     }
@@ -136,26 +139,31 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     public func deliver(to handler: @escaping @Sendable (MQTTMessage) -> Void) {
         loop.onLoop { [self] in
             link.handler = handler
-            for message in link.inbox { handler(message) }
+            let early = link.inbox
             link.inbox = []
+            link.inboxBytes = 0
+            for message in early { handler(message) }
         }
     }
 
-    /// Messages kept for a consumer that has not come yet.
-    static let inboxLimit = 50_000
+    /// What the messages kept for a consumer that has not come yet may hold (`MQTTMessage.heldBytes`);
+    /// past it a message is dropped. The node's consumer comes at its start.
+    static let inboxByteLimit = 8 << 20
+    /// Messages the `messages` stream keeps for a reader that is behind (a control client, a test,
+    /// a benchmark's probe; the node reads through `deliver(to:)`).
+    static let streamLimit = 50_000
 
     public var isConnected: Bool { state.withLock { $0.connected } }
     /// Whether the broker has acknowledged `filter` on the connection it has now.
     public func isSubscribed(_ filter: String) -> Bool { state.withLock { $0.connected && $0.acknowledged.contains(filter) } }
-    public var hasRoom: Bool { state.withLock { !($0.connected && $0.queue.count >= options.queueLimit / 2) } }
+    /// Half the queue: room for the events and state a command may publish besides its answer.
+    public var hasRoom: Bool { state.withLock { holds(.room, in: $0) } }
     public var supportsProperties: Bool { options.protocolVersion == .v5 }
 
+    /// Resumed by the change that makes room (MQTTWaiting.swift), not by polling.
     public func waitForRoom() async {
-        // Half the queue: room for the events and state a command may publish besides its answer.
-        while !hasRoom {
-            try? await TimeSource.shared.sleep(for: .milliseconds(1))
-            if Task.isCancelled { return }
-        }
+        guard !hasRoom else { return }
+        await wait(for: .room)
     }
 
     /// When the connection was last seen in working order: now, unless an attempt to connect has
@@ -194,11 +202,12 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         if let availability = options.availability {
             publish(MQTTMessage(topic: availability.topic, text: availability.offline, retain: true))
         }
-        let flushDeadline = ContinuousClock.now + timeout * 0.6
-        while ContinuousClock.now < flushDeadline {
-            let done = state.withLock { !$0.connected || ($0.queue.isEmpty && $0.inFlight == 0) }
-            if done { break }
-            try? await TimeSource.shared.sleep(for: .milliseconds(5))
+        // Until the last acknowledgement (or write, at QoS 0) resumes the wait, or the deadline.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.wait(for: .flushed) }
+            group.addTask { try? await TimeSource.shared.sleep(for: timeout * 0.6) }
+            await group.next()
+            group.cancelAll()
         }
         let wasStarted = started.withLock { $0 }
         state.withLock { $0.stopping = true }

@@ -71,6 +71,10 @@ extension MQTTClient {
         var handler: (@Sendable (MQTTMessage) -> Void)?
         var streaming = false
         var inbox: [MQTTMessage] = []
+        /// What the inbox holds (`MQTTMessage.heldBytes`), within `inboxByteLimit`.
+        var inboxBytes = 0
+        /// Messages the read under way has brought, handed on when it returns (`handOverArrived`).
+        var arrived: [MQTTMessage] = []
         /// Packets queued since the last write, as far as this side knows (publishes,
         /// subscriptions, acknowledgements of what came in): from two, the write is corked.
         var packets = 0
@@ -153,6 +157,8 @@ extension MQTTClient {
             if rc == MOSQ_ERR_SUCCESS.rawValue { link.keepalive.heard() }
         }
         finishTurn(rc)
+        // Outside the read: libmosquitto holds a lock of its own through on_message (MQTTCallbacks.swift).
+        handOverArrived()
     }
 
     /// The timer fired (loop thread): the keepalive is due, or the backoff is over.
@@ -199,6 +205,11 @@ extension MQTTClient {
         guard case .attached = link.phase else { return }
         let rc = writePending()
         guard rc == MOSQ_ERR_SUCCESS.rawValue else { return lost(rc) }
+        // A QoS 0 publish is done once written (its on_publish frees its place in flight): what
+        // waits behind it goes in a turn of its own now, not at the next packet in or keepalive.
+        if queueDepth.load(ordering: .acquiring) > 0, state.withLock({ $0.connected && $0.inFlight < options.inFlightLimit }) {
+            loop.execute { [self] in finishTurn(MOSQ_ERR_SUCCESS.rawValue) }
+        }
         watchForWrites()
         if let due = link.keepalive.due(lastSent: link.lastSent, interval: keepaliveInterval) { armKeepalive(at: due) }
     }
@@ -231,10 +242,13 @@ extension MQTTClient {
     func lost(_ rc: Int32) {
         guard case .attached(let watch, _) = link.phase else { return }
         loop.unwatch(watch)
-        let wasConnected = state.withLock { state in
-            defer { state.connected = false }
-            return state.connected
-        } || link.announced
+        let (wasConnectedNow, ready) = state.withLock { state in
+            let wasConnected = state.connected
+            state.connected = false
+            return (wasConnected, readyWaiters(in: &state))
+        }
+        resume(ready)
+        let wasConnected = wasConnectedNow || link.announced
         link.announced = false
         if isStopping {
             link.phase = .idle
@@ -299,8 +313,8 @@ extension MQTTClient {
 
     /// After a CONNACK: subscriptions, `online`, every retained message, then the queue. True when it ran.
     private func restoreIfConnected() -> Bool {
-        let restored = state.withLock { state -> Bool in
-            guard state.needsRestore else { return false }
+        let restored = state.withLock { state -> [CheckedContinuation<Void, Never>]? in
+            guard state.needsRestore else { return nil }
             state.needsRestore = false
             restorePending.store(false, ordering: .releasing)
             state.connected = true
@@ -319,27 +333,29 @@ extension MQTTClient {
             ordered += state.retainedOrder.compactMap { state.retained[$0] }.filter { $0.topic != options.availability?.topic }
             state.queue = ordered + state.queue
             queueDepth.store(state.queue.count, ordering: .releasing)
-            return true
+            return readyWaiters(in: &state)
         }
-        if restored {
+        if let restored {
+            resume(restored)
             logger.info("MQTT connected", metadata: ["broker": "\(options.host):\(options.port)"])
             drainQueue()
             eventContinuation.yield(.connected)
         }
-        return restored
+        return restored != nil
     }
 
     /// Hands queued messages to libmosquitto while the in-flight limit allows (loop thread); the
     /// caller writes them.
     func drainQueue() {
-        state.withLock { state in
+        resume(state.withLock { state in
             while state.connected, state.inFlight < options.inFlightLimit, let next = state.queue.first {
                 guard send(next) else { break }
                 state.queue.removeFirst()
                 state.inFlight += 1
             }
             queueDepth.store(state.queue.count, ordering: .releasing)
-        }
+            return readyWaiters(in: &state)
+        })
     }
 }
 

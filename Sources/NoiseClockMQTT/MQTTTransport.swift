@@ -26,6 +26,12 @@ public struct MQTTMessage: Sendable, Hashable {
     }
 
     public var text: String { String(decoding: payload, as: UTF8.self) }
+
+    /// About what the message holds in memory: its bytes and a fixed cost for the rest. What
+    /// waits to be handled is bounded by it, so a flood of small messages is bounded too.
+    public var heldBytes: Int {
+        payload.count + topic.utf8.count + (responseTopic?.utf8.count ?? 0) + (correlationData?.count ?? 0) + 128
+    }
 }
 
 public enum MQTTConnectionEvent: Sendable, Hashable {

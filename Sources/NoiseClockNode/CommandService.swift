@@ -17,10 +17,15 @@ public struct CommandService: Service, CustomStringConvertible {
     let otherTopics: [String: @Sendable (MQTTMessage) -> Void]
     /// The smart buttons (`buttons`) by their topic: a press is the command its action maps to.
     let buttons: [String: Configuration.Button]
+    /// What the commands waiting for a place may hold, in bytes (`waitingByteLimit`).
+    let waitingLimit: Int
+    /// Where the commands that did not fit are counted (`B/status`'s `commands`).
+    let status: StatusBoard?
 
     public init(
         transport: any MQTTTransport, topics: Topics, router: CommandRouter, logger: Logger,
-        otherTopics: [String: @Sendable (MQTTMessage) -> Void] = [:], buttons: [Configuration.Button] = []
+        otherTopics: [String: @Sendable (MQTTMessage) -> Void] = [:], buttons: [Configuration.Button] = [],
+        waitingLimit: Int = CommandService.waitingByteLimit, status: StatusBoard? = nil
     ) {
         self.transport = transport
         self.topics = topics
@@ -28,6 +33,8 @@ public struct CommandService: Service, CustomStringConvertible {
         self.logger = logger
         self.otherTopics = otherTopics
         self.buttons = Dictionary(buttons.map { ($0.topic, $0) }) { first, _ in first }
+        self.waitingLimit = waitingLimit
+        self.status = status
     }
 
     public func run() async throws {
@@ -49,21 +56,39 @@ public struct CommandService: Service, CustomStringConvertible {
 
     /// Commands in progress at once; the next wait, in order, until one ends.
     static let window = 64
-    /// Commands waiting for a place; beyond it the newest is dropped (a flood, not a user).
-    static let waitingLimit = 50_000
+    /// What the commands waiting for a place may hold, in bytes: each counts its message's
+    /// `heldBytes` (payload, topics, correlation data) and `commandCost` for the rest. A command
+    /// that does not fit is answered `unavailable` at once (a flood, not a user): with 64 KiB
+    /// payloads, about 250 wait, and the 64 in progress hold 4 MiB more.
+    public static let waitingByteLimit = 16 << 20
+    /// What a waiting command holds besides its message: the `Command`, its reply closure.
+    static let commandCost = 256
+    /// A refused command's `transaction` is echoed when its payload is this small: a flood of
+    /// large ones is refused without reading them.
+    static let refusalParseLimit = 4096
 
     /// Starts each command as a task of its own as it comes in, on the loop thread, in the order
     /// they arrived: a command that waits for its write (`Ledger`) holds neither the next `ping`
     /// nor the other changes, which join its group commit. Each stages its change before its
     /// first wait, so changes of one document apply in the order they were sent. Up to `window`
-    /// run at once, and none starts while the outgoing queue is half full (`waitForRoom`): the
-    /// rest wait here.
+    /// run at once, and none starts while the outgoing queue is half full (`waitForRoom`, which
+    /// resumes the intake when there is room): the rest wait here, within `waitingLimit` bytes.
     @NodeActor
     final class Intake {
         let service: CommandService
         private var running = 0
-        private var waiting: [Command] = []
+        /// The commands waiting, oldest first from `next`, each with what it holds; those before
+        /// `next` have started and are nil, so their payloads are not kept until the next compaction.
+        private var waiting: [(command: Command?, bytes: Int)] = []
         private var next = 0
+        /// What `waiting[next...]` holds, within `service.waitingLimit`.
+        private(set) var waitingBytes = 0
+        /// Commands that did not fit, since the start: answered `unavailable`, or dropped unanswered
+        /// (the outgoing queue was half full).
+        private(set) var refused = 0
+        private(set) var dropped = 0
+        /// The counts changed since `B/status` last showed them.
+        private var countsUnpublished = false
         private var waitingForRoom = false
         private var closed = false
 
@@ -81,15 +106,46 @@ public struct CommandService: Service, CustomStringConvertible {
                 } else {
                     start(command)
                 }
-            } else if waiting.count - next < CommandService.waitingLimit {
-                waiting.append(command)
+            } else if waitingBytes + message.heldBytes + CommandService.commandCost <= service.waitingLimit {
+                let bytes = message.heldBytes + CommandService.commandCost
+                waiting.append((command, bytes))
+                waitingBytes += bytes
                 startWaiting()
             } else {
-                service.logger.warning("too many commands waiting; dropped one", metadata: ["verb": "\(command.verb)"])
+                refuse(command)
             }
         }
 
+        /// Answers a command that does not fit `unavailable`: it changes nothing, and the sender
+        /// may send it again once the node has caught up. While the outgoing queue is half full
+        /// the refusal is not sent (it would only push older messages, an event, out of the queue),
+        /// and the command is dropped. Either way it is counted in `B/status` (published at the
+        /// first, every 1000th, and once what waited has started) and logged.
+        private func refuse(_ command: Command) {
+            let answered = service.transport.hasRoom
+            if answered { refused += 1 } else { dropped += 1 }
+            let count = refused + dropped
+            service.status?.status.commands.value = ["refused": .number(Double(refused)), "dropped": .number(Double(dropped))]
+            countsUnpublished = true
+            if count == 1 || count % 1000 == 0 {
+                service.logger.warning(
+                    "too many commands waiting; refused one",
+                    metadata: ["verb": "\(command.verb)", "refused": "\(refused)", "dropped": "\(dropped)"])
+                publishCounts()
+            }
+            guard answered else { return }
+            let transaction = command.payload.count <= CommandService.refusalParseLimit ? CommandPayload.decode(command.payload).transaction : nil
+            let error = CommandError(
+                .unavailable, "too many commands are waiting (\(service.waitingLimit >> 10) KiB); this one was not run: send it again later")
+            command.reply(CommandResponse(.failure(error), transaction: transaction))
+        }
+
         func close() { closed = true }
+
+        private func publishCounts() {
+            countsUnpublished = false
+            service.status?.publish()
+        }
 
         /// A task of the node's executor, as every task of the node is: one made here, outside
         /// any task, would run `router.handle` (nonisolated) on libdispatch's pool (see NodeExecutor).
@@ -124,13 +180,17 @@ public struct CommandService: Service, CustomStringConvertible {
                     }
                     return
                 }
-                let command = waiting[next]
+                let (command, bytes) = waiting[next]
+                waiting[next].command = nil
                 next += 1
-                start(command)
+                waitingBytes -= bytes
+                if let command { start(command) }
             }
             if next == waiting.count {
                 waiting.removeAll(keepingCapacity: waiting.count < 1024)
                 next = 0
+                // The flood is over: `B/status` shows the final counts.
+                if countsUnpublished { publishCounts() }
             } else if next >= 4096, next * 2 >= waiting.count {
                 waiting.removeFirst(next)
                 next = 0

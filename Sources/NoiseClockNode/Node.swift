@@ -225,7 +225,7 @@ public struct Node: Sendable {
         var services: [any Service] = [
             CommandService(
                 transport: transport, topics: configuration.topics, router: router, logger: logger, otherTopics: otherTopics,
-                buttons: configuration.buttons),
+                buttons: configuration.buttons, status: status),
             ClockService(hub: hub, time: time),
             ClockworkService("AlarmService", alarms),
             ClockworkService("TimerService", timers),

@@ -74,6 +74,9 @@ public struct NodeStatus: Sendable {
     public let problems: [String]
     /// The face's `{"url","ok","error","clients"}` once its service reports (absent when it is off).
     public let face = StatusSlot()
+    /// `{"refused","dropped"}`: commands that did not fit among those waiting (a flood), answered
+    /// `unavailable` or dropped unanswered, since the start; absent until the first.
+    public let commands = StatusSlot()
     /// `{"ok","error"}`: whether the last write of the state folder worked (SPEC §8), absent
     /// until the first write.
     public let storage: StatusSlot
@@ -87,6 +90,7 @@ public struct NodeStatus: Sendable {
         var audio: AudioStatus?
         var face: JSONValue?
         var storage: JSONValue?
+        var commands: JSONValue?
         var json: JSONValue
     }
 
@@ -114,11 +118,11 @@ public struct NodeStatus: Sendable {
 
     public func json(at now: Date, in zone: Zone) -> JSONValue {
         let uptime = max(0, now.timeIntervalSince(startedAt).rounded(.down))
-        let audio = audio(), face = face.value, storage = storage.value
+        let audio = audio(), face = face.value, storage = storage.value, commands = commands.value
         let kept: JSONValue? = made.read { last in
             // Not `nil` in a conditional: JSONValue takes a nil literal as JSON's null.
             guard let last, last.uptime == uptime, last.zone == zone.identifier, last.audio == audio, last.face == face,
-                  last.storage == storage else { return .none }
+                  last.storage == storage, last.commands == commands else { return .none }
             return last.json
         }
         if let kept { return kept }
@@ -132,8 +136,9 @@ public struct NodeStatus: Sendable {
         ]
         if let face { members["face"] = face }
         if let storage { members["storage"] = storage }
+        if let commands { members["commands"] = commands }
         let json = JSONValue.object(members)
-        made.value = Made(uptime: uptime, zone: zone.identifier, audio: audio, face: face, storage: storage, json: json)
+        made.value = Made(uptime: uptime, zone: zone.identifier, audio: audio, face: face, storage: storage, commands: commands, json: json)
         return json
     }
 }

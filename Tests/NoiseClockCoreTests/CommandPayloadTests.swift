@@ -16,6 +16,20 @@ struct CommandPayloadTests {
         #expect(decodePayload(text).payload == .success(.empty))
     }
 
+    @Test("a payload padded with white space to the 64 KiB limit decodes in one pass: it cost seconds when each trailing space counted the whole text")
+    func paddedPayloadDecodesQuickly() {
+        var bytes = Array(#"{"show_seconds":true}"#.utf8)
+        bytes += [UInt8](repeating: UInt8(ascii: " "), count: CommandPayload.maxBytes - bytes.count - 1) + [UInt8(ascii: "\n")]
+        let started = ContinuousClock.now
+        let (payload, _) = CommandPayload.decode(bytes)
+        let took = ContinuousClock.now - started
+        #expect(payload == .success(.object(["show_seconds": true])))
+        // Linear, even in a debug build, is a few milliseconds; quadratic was seconds in a release build.
+        #expect(took < .seconds(1), "decoding took \(took)")
+        let padded = String(repeating: " ", count: 30_000) + "rain" + String(repeating: "\t", count: 30_000)
+        #expect(padded.trimmingWhitespace() == "rain")
+    }
+
     @Test("PRESS, what a Home Assistant button sends, is the no-argument form", arguments: ["PRESS", " PRESS\n"])
     func press(text: String) {
         let (payload, transaction) = decodePayload(text)

@@ -7,142 +7,6 @@ import Testing
 
 @testable import NoiseClockMQTT
 
-/// A scripted MQTT 5 "broker" on 127.0.0.1: it answers CONNECT with CONNACK, a QoS 1 PUBLISH with
-/// PUBACK and (unless told not to) PINGREQ with PINGRESP, and records each packet with when it
-/// came, so a test sees exactly what the client sends and when. Mosquitto cannot be told to stop
-/// answering pings, nor show when a client's packets arrive.
-private final class ScriptedBroker: @unchecked Sendable {
-    // @unchecked Sendable: `listener` and `answersPings` are set once; the rest is under `state`.
-    /// The descriptors still open, under `state`: each is closed with its number taken out under
-    /// the lock, so `close` never shuts down a number that a socket of another test now holds
-    /// (the process opens and closes sockets by the hundred; shutting down a reused number ended
-    /// a face test's WebSocket connection from under it).
-    struct Sockets {
-        var packets: [Packet] = []
-        var connections = 0
-        var open: Set<Int32> = []
-        var listening = true
-        /// Set by `close`: from then on a failing `accept` ends the loop.
-        var closing = false
-    }
-    struct Packet: Sendable {
-        /// The MQTT packet type: 1 CONNECT, 3 PUBLISH, 12 PINGREQ, 14 DISCONNECT, …
-        var type: UInt8
-        /// Which connection it came on, counting from 0.
-        var connection: Int
-        var at: ContinuousClock.Instant
-    }
-
-    let port: Int
-    private let listener: Int32
-    private let answersPings: Bool
-    private let state = Mutex(Sockets())
-
-    init(answersPings: Bool = true) throws {
-        self.answersPings = answersPings
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(listener, address, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, address, &length) == 0
-            }
-        }
-        guard listener >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        Thread { [self] in acceptConnections() }.start()
-    }
-
-    /// Stops listening and ends every connection still open (each thread then closes its own).
-    func close() {
-        state.withLock { state in
-            state.closing = true
-            if state.listening { shutdown(listener, Int32(SHUT_RDWR)) }
-            for connection in state.open { shutdown(connection, Int32(SHUT_RDWR)) }
-        }
-    }
-
-    var packets: [Packet] { state.withLock { $0.packets } }
-
-    func packets(_ type: UInt8) -> [Packet] { packets.filter { $0.type == type } }
-
-    private func acceptConnections() {
-        while true {
-            let connection = accept(listener, nil, nil)
-            if connection < 0 {
-                // A connection reset before it was taken, or a signal, is not the end; `close` is.
-                let transient = errno == EINTR || errno == ECONNABORTED
-                if transient, !state.withLock({ $0.closing }) { continue }
-                break
-            }
-            let index = state.withLock { state in
-                state.open.insert(connection)
-                defer { state.connections += 1 }
-                return state.connections
-            }
-            Thread { [self] in serve(connection, index) }.start()
-        }
-        state.withLock { state in
-            state.listening = false
-            Glibc.close(listener)
-        }
-    }
-
-    private func serve(_ connection: Int32, _ index: Int) {
-        defer {
-            state.withLock { state in
-                state.open.remove(connection)
-                Glibc.close(connection)
-            }
-        }
-        while let (header, body) = readPacket(connection) {
-            let type = header >> 4
-            state.withLock { $0.packets.append(Packet(type: type, connection: index, at: .now)) }
-            switch type {
-            case 1: send([0x20, 0x03, 0x00, 0x00, 0x00], on: connection)  // CONNACK: no session, success, no properties
-            case 3 where (header >> 1) & 3 == 1 && body.count >= 2:  // PUBLISH at QoS 1: acknowledge its packet id
-                let topicLength = Int(body[0]) << 8 | Int(body[1])
-                guard body.count >= topicLength + 4 else { return }
-                send([0x40, 0x02, body[topicLength + 2], body[topicLength + 3]], on: connection)
-            case 12 where answersPings: send([0xD0, 0x00], on: connection)  // PINGRESP
-            case 14: return  // DISCONNECT
-            default: break
-            }
-        }
-    }
-
-    private func send(_ bytes: [UInt8], on connection: Int32) {
-        _ = bytes.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
-    }
-
-    private func readPacket(_ connection: Int32) -> (UInt8, [UInt8])? {
-        guard let header = read(connection, count: 1)?.first else { return nil }
-        var length = 0, multiplier = 1
-        while true {
-            guard let byte = read(connection, count: 1)?.first else { return nil }
-            length += Int(byte & 127) * multiplier
-            multiplier *= 128
-            if byte & 128 == 0 { break }
-        }
-        guard let body = read(connection, count: length) else { return nil }
-        return (header, body)
-    }
-
-    private func read(_ connection: Int32, count: Int) -> [UInt8]? {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(connection, $0.baseAddress! + done, count - done) }
-            if n <= 0 { return nil }
-            done += n
-        }
-        return bytes
-    }
-}
-
 /// libmosquitto refuses a keepalive under 5 s.
 private let keepalive = 5
 
@@ -150,14 +14,15 @@ private let keepalive = 5
 /// `@NodeActor` work (a property test's steps), and these tests time the keepalive to the second.
 private let testLoop = NodeExecutor(name: "mqtt test loop")
 
-private func makeClient(port: Int) throws -> MQTTClient {
+private func makeClient(port: Int, queueLimit: Int = 1000, inFlightLimit: Int = 200, loop: NodeExecutor = testLoop) throws -> MQTTClient {
     var logger = Logger(label: "mqtt-client-test")
     logger.logLevel = .critical
     return try MQTTClient(
         options: MQTTOptions(
             host: "127.0.0.1", port: port, clientID: "test-\(UUID().uuidString.prefix(8))", keepaliveSeconds: keepalive,
-            minimumReconnectDelay: .milliseconds(200), maximumReconnectDelay: .seconds(1)),
-        logger: logger, loop: testLoop)
+            minimumReconnectDelay: .milliseconds(200), maximumReconnectDelay: .seconds(1), queueLimit: queueLimit,
+            inFlightLimit: inFlightLimit),
+        logger: logger, loop: loop)
 }
 
 /// A client's connection events, with when each came.
@@ -288,6 +153,22 @@ struct MQTTClientTests {
         }
     }
 
+    @Test("QoS 0 messages queued behind the in-flight limit go out once those ahead of them are written, not at the next packet in or the keepalive")
+    func queuedQoS0FollowsTheWrite() async throws {
+        let broker = try ScriptedBroker()
+        defer { broker.close() }
+        let client = try makeClient(port: broker.port, inFlightLimit: 2)
+        try await withConnected(client) { _ in
+            let before = broker.packets(3).count
+            // One turn publishes 10: 2 handed to libmosquitto, 8 queued behind them; nothing comes in.
+            client.loop.execute {
+                for n in 0..<10 { client.publish(MQTTMessage(topic: "test/qos0", text: "\(n)", qos: 0)) }
+            }
+            let all = await eventually(timeout: .seconds(3)) { broker.packets(3).count - before == 10 }
+            #expect(all, "\(broker.packets(3).count - before) of 10 QoS 0 publishes out within 3 s (the keepalive is 5 s)")
+        }
+    }
+
     @Test("a PINGREQ left unanswered for a keepalive ends the connection (a disconnected event), and the client connects again")
     func unansweredPing() async throws {
         let broker = try ScriptedBroker(answersPings: false)
@@ -314,6 +195,64 @@ struct MQTTClientTests {
         let backAfterPing = seconds(again.at - ping.at)
         #expect(backAfterPing >= 4.5 && backAfterPing <= 15.0, "connected again \(backAfterPing) s after the ping")
     }
+
+    @Test("waitForRoom waits without polling: no timer wakes while the queue is half full, and the PUBACK that makes room resumes it")
+    func waitForRoomWithoutPolling() async throws {
+        let broker = try ScriptedBroker(holdsPubacks: true)
+        defer { broker.close() }
+        let client = try makeClient(port: broker.port, queueLimit: 4, inFlightLimit: 1)
+        try await withConnected(client) { _ in
+            // One in flight (its PUBACK held back), two queued: half of the 4.
+            for n in 0..<3 { client.publish(MQTTMessage(topic: "test/room", text: "\(n)", qos: 1)) }
+            try #require(await eventually(timeout: .seconds(10)) { broker.packets(3).count == 1 && !client.hasRoom })
+            let resumed = Mutex<ContinuousClock.Instant?>(nil)
+            // On the client's loop, not the test pool, which other suites can hold up for seconds.
+            let waiter = Task(executorPreference: client.loop) {
+                await client.waitForRoom()
+                resumed.withLock { $0 = .now }
+            }
+            let timerWakes = TimeSource.shared.wakeCount
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(TimeSource.shared.wakeCount - timerWakes <= 25, "\(TimeSource.shared.wakeCount - timerWakes) timer wakes while waiting for room")
+            #expect(resumed.withLock { $0 } == nil, "resumed with no room")
+            let released = ContinuousClock.now
+            broker.releasePubacks()
+            await waiter.value
+            let at = try #require(resumed.withLock { $0 })
+            #expect(at - released < .seconds(10))
+            #expect(client.hasRoom)
+            broker.releasePubacks()
+        }
+    }
+
+    @Test("stop waits for the queue to reach the broker without polling, and goes on as soon as the last PUBACK comes")
+    func stopWaitsForTheLastPuback() async throws {
+        let broker = try ScriptedBroker(holdsPubacks: true)
+        defer { broker.close() }
+        let client = try makeClient(port: broker.port)
+        let log = EventLog()
+        let reader = Task { for await event in client.events { log.add(event) } }
+        defer { reader.cancel() }
+        client.start()
+        try #require(await eventually(timeout: .seconds(10)) { log.all.contains { $0.event == .connected } }, "never connected")
+        client.publish(MQTTMessage(topic: "test/flush", text: "kept until acknowledged", qos: 1))
+        try #require(await eventually(timeout: .seconds(10)) { broker.packets(3).count == 1 })
+        let timerWakes = TimeSource.shared.wakeCount
+        // On the client's loop, not the test pool, which other suites can hold up for seconds. The
+        // flush may wait up to 36 s (0.6 of the timeout); the PUBACK ends it long before.
+        let stopping = Task(executorPreference: client.loop) {
+            await client.stop(timeout: .seconds(60))
+            return ContinuousClock.now
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(TimeSource.shared.wakeCount - timerWakes <= 25, "\(TimeSource.shared.wakeCount - timerWakes) timer wakes while waiting for the PUBACK")
+        #expect(broker.packets(14).isEmpty, "disconnected before the queue reached the broker")
+        let released = ContinuousClock.now
+        broker.releasePubacks()
+        let stopped = await stopping.value
+        #expect(stopped - released < .seconds(10), "stop went on \(stopped - released) after the PUBACK")
+        #expect(await eventually { !broker.packets(14).isEmpty }, "stop sends DISCONNECT")
+    }
 }
 
 /// How the client hands over what it reads: to one consumer, with nothing lost before it comes.
@@ -329,6 +268,34 @@ struct MQTTClientDeliveryTests {
                 try await withConnected(client) { log in
                     try await checkDelivery(client: client, sender: sender, topic: topic, log: log)
                 }
+            }
+        }
+    }
+
+    @Test("a consumer may publish at QoS 0 from inside the delivery of a message and have it written at once: messages are handed on after libmosquitto's read, whose on_message holds the lock writing a QoS 0 publish takes again")
+    func publishingFromTheDelivery() async throws {
+        try await withBroker { broker in
+            let topic = "delivery/\(UUID().uuidString.prefix(8))"
+            try await withClient(port: broker.port, subscriptions: ["\(topic)/echo"]) { watcher in
+                // A loop of its own: were the delivery inside the callback, this thread would hang for good.
+                let client = try makeClient(port: broker.port, loop: NodeExecutor(name: "mqtt echo loop"))
+                client.subscribe(["\(topic)/in"])
+                client.deliver { [weak client] message in
+                    client?.publishNow(MQTTMessage(topic: "\(topic)/echo", payload: message.payload, qos: 0))
+                }
+                let log = EventLog()
+                let reader = Task { for await event in client.events { log.add(event) } }
+                defer { reader.cancel() }
+                client.start()
+                try #require(await eventually(timeout: .seconds(10)) { log.all.contains { $0.event == .subscribed } }, "never subscribed")
+                watcher.publish("\(topic)/in", "one")
+                let first = await watcher.waitFor("\(topic)/echo", timeout: .seconds(10))
+                #expect(first?.text == "one", "the echo published from the delivery never came: the loop is stuck")
+                // A stuck loop would never run the stop either.
+                guard first != nil else { return }
+                watcher.publish("\(topic)/in", "two")
+                #expect(await watcher.waitFor("\(topic)/echo", timeout: .seconds(10)) { $0.text == "two" } != nil)
+                await client.stop(timeout: .milliseconds(500))
             }
         }
     }

@@ -20,6 +20,12 @@ final class FakeTransport: MQTTTransport {
         /// Tests waiting for the count of published messages to reach theirs.
         var waiters: [(id: Int, ready: @Sendable ([MQTTMessage]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
         var nextWaiter = 0
+        /// Whether the outgoing queue has room (`hasRoom`); true unless a test says otherwise.
+        var room = true
+        /// How many times `hasRoom` was read, and `waitForRoom` called.
+        var roomChecks = 0
+        var roomWaits = 0
+        var roomWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let events: AsyncStream<MQTTConnectionEvent>
@@ -61,6 +67,40 @@ final class FakeTransport: MQTTTransport {
         }
         for waiter in ready { waiter.resume(returning: true) }
     }
+
+    /// As the client's: false while a test holds the outgoing queue full (`setRoom`).
+    var hasRoom: Bool {
+        state.withLock { state in
+            state.roomChecks += 1
+            return state.room
+        }
+    }
+
+    /// Returns when `setRoom(true)` makes room, as the client's does when its queue drains.
+    func waitForRoom() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                state.roomWaits += 1
+                if state.room { return true }
+                state.roomWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Fills (false) or drains (true) the outgoing queue, as far as `hasRoom` and `waitForRoom` tell.
+    func setRoom(_ room: Bool) {
+        let waiters = state.withLock { state in
+            state.room = room
+            defer { if room { state.roomWaiters = [] } }
+            return room ? state.roomWaiters : []
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// How many times `hasRoom` was read and `waitForRoom` called.
+    var roomLooks: (checks: Int, waits: Int) { state.withLock { ($0.roomChecks, $0.roomWaits) } }
 
     /// The topics of the messages published with `publishNow` (written at once), in order.
     var publishedNow: [String] { state.withLock { $0.publishedNow } }
