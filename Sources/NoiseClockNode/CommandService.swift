@@ -14,7 +14,7 @@ public struct CommandService: Service, CustomStringConvertible {
     let logger: Logger
     /// Subscribed topics that are not commands, each with what to do with a message on it
     /// (Home Assistant's status topic).
-    let otherTopics: [String: @Sendable (MQTTMessage) -> Void]
+    let otherTopics: [String: @NodeActor @Sendable (MQTTMessage) -> Void]
     /// The smart buttons (`buttons`) by their topic: a press is the command its action maps to.
     let buttons: [String: Configuration.Button]
     /// What the commands waiting for a place may hold, in bytes (`waitingByteLimit`).
@@ -24,7 +24,7 @@ public struct CommandService: Service, CustomStringConvertible {
 
     public init(
         transport: any MQTTTransport, topics: Topics, router: CommandRouter, logger: Logger,
-        otherTopics: [String: @Sendable (MQTTMessage) -> Void] = [:], buttons: [Configuration.Button] = [],
+        otherTopics: [String: @NodeActor @Sendable (MQTTMessage) -> Void] = [:], buttons: [Configuration.Button] = [],
         waitingLimit: Int = CommandService.waitingByteLimit, status: StatusBoard? = nil
     ) {
         self.transport = transport
@@ -199,6 +199,7 @@ public struct CommandService: Service, CustomStringConvertible {
     }
 
     /// Answers one message (or runs its topic's handler) and returns once it is answered.
+    @NodeActor
     func handle(_ message: MQTTMessage) async {
         guard let command = command(for: message) else { return }
         await router.handle(command)
@@ -206,6 +207,7 @@ public struct CommandService: Service, CustomStringConvertible {
 
     /// The command `message` carries, with where its answer goes; nil after running the handler
     /// of a topic that is not a command, or for a retained command (ignored).
+    @NodeActor
     func command(for message: MQTTMessage) -> Command? {
         if let handler = otherTopics[message.topic] {
             handler(message)

@@ -204,18 +204,18 @@ public struct Node: Sendable {
     }
 
     /// Handlers for subscribed topics that are not commands.
-    var otherTopics: [String: @Sendable (MQTTMessage) -> Void] {
-        var handlers: [String: @Sendable (MQTTMessage) -> Void] = [:]
+    var otherTopics: [String: @NodeActor @Sendable (MQTTMessage) -> Void] {
+        var handlers: [String: @NodeActor @Sendable (MQTTMessage) -> Void] = [:]
         if let homeAssistant {
             handlers[homeAssistant.statusTopic] = { message in
-                if message.text == "online" { NodeActor.onLoop { homeAssistant.homeAssistantAnnounced() } }
+                if message.text == "online" { homeAssistant.homeAssistantAnnounced() }
             }
         }
         // The room's light (SPEC §13): a retained reading counts too (it is the light now).
         if !configuration.display.luxTopic.isEmpty {
             let display = display
             handlers[configuration.display.luxTopic] = { message in
-                if let lux = LuxReading.parse(message.payload) { NodeActor.onLoop { display.observeLux(lux) } }
+                if let lux = LuxReading.parse(message.payload) { display.observeLux(lux) }
             }
         }
         return handlers

@@ -29,12 +29,16 @@ public final class StoreTicket: Sendable {
     }
 
     /// Returns once the write is durable; throws when it is not and never will be.
-    public func wait() async throws(StoreFailure) {
+    public nonisolated(nonsending) func wait() async throws(StoreFailure) {
         try await outcome().get()
     }
 
-    /// The write's outcome, once there is one (what `Ledger.settle` takes).
-    public func outcome() async -> Result<Void, StoreFailure> {
+    /// The write's outcome, once there is one (what `Ledger.settle` takes). On the caller's
+    /// executor (`nonisolated(nonsending)`): the waiter is noted in the same step that staged its
+    /// change, so the changes' waits end in the order their writes do. (As a plain nonisolated
+    /// function it was a hop to join the loop's queue; a command whose hop had not run before its
+    /// write was done settled, and was answered, ahead of an earlier one still waiting.)
+    public nonisolated(nonsending) func outcome() async -> Result<Void, StoreFailure> {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, StoreFailure>, Never>) in
             let ready: Result<Void, StoreFailure>? = phase.withLock { phase in
                 switch phase {
