@@ -2,6 +2,9 @@
 // and the slow-storage benchmark (SPEC §7). Built by `FaultFS.library()`.
 //
 //   FAULTFS_FSYNC_DELAY_MS  every fsync/fdatasync sleeps this long first (an SD card under load)
+//   FAULTFS_OPEN_DELAY_MS   every open of a file whose name ends in FAULTFS_OPEN_SUFFIX (".mp3"
+//                           unless set) sleeps this long first (a cold SD card): the slow-reads
+//                           benchmark, SPEC §7
 //   FAULTFS_DIR             the folder the faults below apply to (the node's state folder)
 //   FAULTFS_CONTROL         a file whose first word is the fault in force, read at each call, so a
 //                           test switches it while the node runs:
@@ -63,12 +66,22 @@ static int fd_in_folder(int fd) {
     return in_folder(path);
 }
 
-static void delay(void) {
-    const char *text = getenv("FAULTFS_FSYNC_DELAY_MS");
+static void sleep_for(const char *variable) {
+    const char *text = getenv(variable);
     long ms = text ? atol(text) : 0;
     if (ms <= 0) return;
     struct timespec pause = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {}
+}
+
+static void delay(void) { sleep_for("FAULTFS_FSYNC_DELAY_MS"); }
+
+/// A cold card: the open of a sound file waits first.
+static void delay_open(const char *path) {
+    const char *suffix = getenv("FAULTFS_OPEN_SUFFIX");
+    if (!suffix || !*suffix) suffix = ".mp3";
+    size_t length = strlen(path), ending = strlen(suffix);
+    if (length >= ending && strcmp(path + length - ending, suffix) == 0) sleep_for("FAULTFS_OPEN_DELAY_MS");
 }
 
 static int sync_fault(int fd) {
@@ -143,6 +156,7 @@ static int refuses_reading(const char *path, int flags) {
             errno = EIO;                                                                \
             return -1;                                                                  \
         }                                                                               \
+        delay_open(path);                                                               \
         return real(path, flags, mode);                                                 \
     }
 

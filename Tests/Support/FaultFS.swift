@@ -37,11 +37,14 @@ public enum FaultFS {
     }
 
     /// The environment that loads the shim into a node whose state folder is `stateDirectory`,
-    /// with the fault named in `control` (see `set`) and every `fsync` `delayMilliseconds` slower.
-    public static func environment(library: String, stateDirectory: String, control: String, delayMilliseconds: Int = 0) -> [String: String] {
+    /// with the fault named in `control` (see `set`), every `fsync` `delayMilliseconds` slower and
+    /// every open of an `.mp3` `openDelayMilliseconds` slower.
+    public static func environment(
+        library: String, stateDirectory: String, control: String, delayMilliseconds: Int = 0, openDelayMilliseconds: Int = 0
+    ) -> [String: String] {
         [
             "LD_PRELOAD": library, "FAULTFS_DIR": stateDirectory, "FAULTFS_CONTROL": control,
-            "FAULTFS_FSYNC_DELAY_MS": "\(delayMilliseconds)",
+            "FAULTFS_FSYNC_DELAY_MS": "\(delayMilliseconds)", "FAULTFS_OPEN_DELAY_MS": "\(openDelayMilliseconds)",
         ]
     }
 

@@ -33,7 +33,7 @@ let fleetIdleSeconds = option("--fleet-idle-seconds", default: 60)
 let wakeSeconds = option("--wake-seconds", default: 300)
 /// `--only LIST`: run only these rows (comma-separated names from `benchRows`), e.g. `--only wake-ups`;
 /// the broker and the first node always start, and the 10 alarms are always added.
-let benchRows = ["round-trip", "idle", "wake-ups", "burst", "start-up", "alarms", "sessions", "many-nodes", "fleet", "noise", "face", "slow-storage", "sunrise", "bedtime", "flood"]
+let benchRows = ["round-trip", "idle", "wake-ups", "burst", "start-up", "alarms", "sessions", "many-nodes", "fleet", "noise", "face", "slow-storage", "slow-reads", "sunrise", "bedtime", "flood"]
 let onlyRows: Set<String>? = arguments.firstIndex(of: "--only").map { index in
     guard index + 1 < arguments.count else { return [] }
     return Set(arguments[index + 1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
@@ -588,6 +588,7 @@ if runs("alarms") && alarmNodes > 0 && alarmMinutes > 0 {
 // MARK: Slow storage (SlowStorageBench.swift)
 
 if runs("slow-storage") && slowStorageMinutes > 0 { rows.append(try await slowStorageRow(brokerPort: broker.port)) }
+if runs("slow-reads") && slowStorageMinutes > 0 { rows.append(try await slowReadsRow(brokerPort: broker.port)) }
 if runs("sunrise") && sunriseRounds > 0 { rows.append(try await sunriseRow(brokerPort: broker.port)) }
 if runs("bedtime") { rows += try await bedtimeRows(brokerPort: broker.port) }
 if runs("flood") && floodCount > 0 { rows.append(try await floodRow(brokerPort: broker.port)) }
