@@ -147,14 +147,16 @@ public struct CommandService: Service, CustomStringConvertible {
             service.status?.publish()
         }
 
-        /// A task of the node's executor, as every task of the node is: one made here, outside
-        /// any task, would run `router.handle` (nonisolated) on libdispatch's pool (see NodeExecutor).
+        /// A task of the node (`NodeActor.task`), as every task of the node is: one made here
+        /// without the loop as its executor preference would run on libdispatch's pool (see
+        /// NodeExecutor), and one not isolated to NodeActor would hop at each feature it reaches.
         private func start(_ command: Command) {
             running += 1
             let router = service.router
-            Task(executorPreference: NodeExecutor.shared, priority: .medium) {
+            // Isolated to NodeActor: the router and the feature it reaches run without a hop.
+            NodeActor.task(priority: .medium) {
                 await router.handle(command)
-                await self.ended()
+                self.ended()
             }
         }
 
