@@ -233,7 +233,11 @@ public final class AudioArbiter {
     /// a test waits for before it looks at the mixer.
     public func opened() async {
         guard !opening.isEmpty else { return }
-        await withCheckedContinuation { openWaiters.append($0) }
+        // Looked at again where the waiter is noted: a task without the loop as its executor
+        // preference (a test's) reaches the body only after a hop, when the last open may be over.
+        await withCheckedContinuation { waiter in
+            if opening.isEmpty { waiter.resume() } else { openWaiters.append(waiter) }
+        }
     }
 
     // MARK: Cover

@@ -22,7 +22,11 @@ final class Turns {
     /// Returns once every turn before `turn` has ended.
     func wait(for turn: Int) async {
         guard turn != current else { return }
-        await withCheckedContinuation { waiting[turn] = $0 }
+        // Looked at again where the waiter is noted: a caller's task without the loop as its
+        // executor preference reaches the body only after a hop, when its turn may have come.
+        await withCheckedContinuation { waiter in
+            if turn == current { waiter.resume() } else { waiting[turn] = waiter }
+        }
     }
 
     /// Ends `turn`, the current one (after `wait(for:)`): the next may go.
