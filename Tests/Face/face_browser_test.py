@@ -860,7 +860,9 @@ def check_timers(face):
 
     for minutes in (4, 2, 3, 5):
         face.cmd("timer/start", {"minutes": minutes, "label": f"T{minutes}"})
-    face.until(lambda: face.js("return document.querySelectorAll('#timer-chips .tchip').length") == 3)
+    # Three timers show three chips too: wait for the state of all four (the "+2"), which the
+    # page may draw after the fourth command's answer has come back.
+    face.until(lambda: face.js("return [...document.querySelectorAll('#timer-chips .tchip')].map(c => c.textContent).join('|')").endswith("|+2"))
     chips = face.js("return [...document.querySelectorAll('#timer-chips .tchip')].map(c => c.textContent)")
     report("four timers: two chips, the nearest first, and +2", len(chips) == 3 and chips[0].startswith("T2") and chips[1].startswith("T3") and chips[2] == "+2", json.dumps(chips))
     face.shot("face-timers-chips-1280x800")
@@ -1337,6 +1339,8 @@ def check_german(face):
     open_panel(face, "meditation")
     screen("Meditation", "meditation")
     face.click('.tabs [data-value="library"]')
+    # The library's rows come with B/meditations, which may reach a page just loaded after its first state.
+    face.until(lambda: face.js("return !!document.querySelector('#sheet-body .guided-row [data-key^=e]')"))
     screen("the guided meditations", "library")
     face.click("#sheet-body .guided-row [data-key^=e]")
     screen("a guided meditation's editor", "library-edit")
