@@ -1,5 +1,7 @@
 import Synchronization
+#if canImport(NoiseClockSystem)
 import NoiseClockSystem
+#endif
 
 /// What one feature tells the others, typed: the screen lights for a ringing alarm or timer, the
 /// clock, the screen and the sessions follow the settings, Home Assistant's discovery follows the
