@@ -24,7 +24,7 @@ test: deps
 
 unit: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter 'NoiseClockSystemTests|NoiseClockCoreTests|NoiseClockNodeTests|NoiseClockPowerTests|NoiseClockAudioTests|NoiseClockDisplayTests|NoiseClockFaceTests'
+	$(SWIFT) test --skip-build --filter 'NoiseClockSystemTests|NoiseClockCoreTests|NoiseClockHubTests|NoiseClockNodeTests|NoiseClockPowerTests|NoiseClockAudioTests|NoiseClockDisplayTests|NoiseClockFaceTests'
 
 integration: deps
 	$(SWIFT) build --build-tests

@@ -16,14 +16,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        // POSIX helpers: the node's own threads, a wake signal, whole small files, and the one time
-        // source (timerfd). Imports Glibc only.
+        // POSIX helpers: the node's own threads and executor, a wake signal, and the one time source
+        // (timerfd). Imports Glibc only.
         .systemLibrary(name: "CTimerFD"),
         .target(name: "NoiseClockSystem", dependencies: ["CTimerFD"]),
 
-        // Pure domain: commands, settings, clock formatting, alarms and their clockwork,
-        // configuration schema, topics. Its only I/O is reading zone files (through FileBytes).
-        .target(name: "NoiseClockCore", dependencies: ["NoiseClockSystem"]),
+        // Pure domain, one folder per feature: commands, settings, time and zones, alarms and their
+        // clockwork, the configuration schema, topics. Its only I/O is reading zone files (FileBytes).
+        .target(name: "NoiseClockCore"),
+        // What the features share at run time: the StateHub (states and events, in order) and the
+        // typed signals features tell each other, delivered on the node's loop.
+        .target(name: "NoiseClockHub", dependencies: ["NoiseClockCore", "NoiseClockSystem"]),
 
         // libmosquitto, seen only by NoiseClockMQTT.
         .systemLibrary(
@@ -74,6 +77,7 @@ let package = Package(
             name: "NoiseClockFace",
             dependencies: [
                 "NoiseClockCore",
+                "NoiseClockHub",
                 "NoiseClockSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -89,6 +93,7 @@ let package = Package(
             name: "NoiseClockNode",
             dependencies: [
                 "NoiseClockCore",
+                "NoiseClockHub",
                 "NoiseClockMQTT",
                 "NoiseClockPower",
                 "NoiseClockAudio",
@@ -113,7 +118,8 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "NoiseClockSystemTests", dependencies: ["NoiseClockSystem"]),
+        .testTarget(name: "NoiseClockSystemTests", dependencies: ["NoiseClockSystem", "NoiseClockCore"]),
+        .testTarget(name: "NoiseClockHubTests", dependencies: ["NoiseClockHub", "NoiseClockCore", "NoiseClockSystem"]),
         .testTarget(
             name: "NoiseClockCoreTests",
             dependencies: ["NoiseClockCore", "NoiseClockTestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
@@ -129,6 +135,7 @@ let package = Package(
             dependencies: [
                 "NoiseClockNode",
                 "NoiseClockCore",
+                "NoiseClockHub",
                 "NoiseClockMQTT",
                 "NoiseClockAudio",
                 "NoiseClockTestSupport",
@@ -140,7 +147,7 @@ let package = Package(
         .testTarget(
             name: "NoiseClockFaceTests",
             dependencies: [
-                "NoiseClockFace", "NoiseClockCore", "NoiseClockSystem", "NoiseClockTestSupport",
+                "NoiseClockFace", "NoiseClockCore", "NoiseClockHub", "NoiseClockSystem", "NoiseClockTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

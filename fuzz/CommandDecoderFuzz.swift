@@ -1,6 +1,6 @@
 // libFuzzer target for the command decoder (SPEC §2 Commands, §8 Bad input).
 //
-// Built by fuzz/fuzz.sh together with Sources/NoiseClockCore/*.swift into one module (so there
+// Built by fuzz/fuzz.sh together with every file of Sources/NoiseClockCore into one module (so there
 // is no `import NoiseClockCore`). Each input is one command payload (the bytes of an MQTT
 // message on B/cmd/VERB). For every input the target
 //

@@ -7,9 +7,8 @@
 #   bash fuzz/fuzz.sh repro FILE...    run the target once on each FILE (a crash to look at)
 #   bash fuzz/fuzz.sh coverage         line coverage of the decoder's files by the corpus so far
 #
-# The target is compiled with swiftc, not SwiftPM: Sources/NoiseClockSystem/*.swift and
-# Sources/NoiseClockCore/*.swift (pure Swift and
-# FoundationEssentials) and fuzz/CommandDecoderFuzz.swift become one module, instrumented with
+# The target is compiled with swiftc, not SwiftPM: every Swift file under Sources/NoiseClockCore
+# (pure Swift and FoundationEssentials, no dependency) and fuzz/CommandDecoderFuzz.swift become one module, instrumented with
 # -sanitize=fuzzer,address. Everything it writes goes under .build-fuzz/ (git-ignored): fuzz/corpus
 # is passed as a second, read-only corpus directory, so new inputs land in .build-fuzz/corpus.
 # A crash or broken invariant stops the run with a non-zero status and leaves the input in
@@ -24,7 +23,8 @@ export SWIFT_BACKTRACE=enable=no
 
 out=.build-fuzz
 bin=$out/command-decoder-fuzz
-sources=(Sources/NoiseClockSystem/*.swift Sources/NoiseClockCore/*.swift fuzz/CommandDecoderFuzz.swift)
+mapfile -t core < <(find Sources/NoiseClockCore -name '*.swift' | sort)
+sources=("${core[@]}" fuzz/CommandDecoderFuzz.swift)
 
 build() {
     mkdir -p "$out"
@@ -36,7 +36,7 @@ build() {
     # -O keeps Swift's overflow and bounds checks (only -Ounchecked drops them); -g for stack traces.
     # One job: the machines are small and shared.
     swiftc -parse-as-library -swift-version 6 -module-name NoiseClockFuzz \
-        -sanitize=fuzzer,address -O -g -j 1 -num-threads 1 -use-ld=lld -I Sources/CTimerFD \
+        -sanitize=fuzzer,address -O -g -j 1 -num-threads 1 -use-ld=lld \
         "${sources[@]}" -o "$bin.tmp"
     mv "$bin.tmp" "$bin"
 }
@@ -95,8 +95,9 @@ coverage)
     tools=$(dirname "$(command -v swiftc)")
     "$tools/llvm-profdata" merge -sparse "$out/coverage/replay.profraw" -o "$out/coverage/replay.profdata"
     "$tools/llvm-cov" report "$out/coverage/replay" -instr-profile="$out/coverage/replay.profdata" \
-        Sources/NoiseClockCore/{Command,CommandRouter,CommandError,JSONValue,Alarm,AlarmBook,ClockSettings}.swift
-    echo "fuzz: line by line: $tools/llvm-cov show $out/coverage/replay -instr-profile=$out/coverage/replay.profdata Sources/NoiseClockCore/Command.swift"
+        Sources/NoiseClockCore/Commands/{Command,CommandRouter,CommandError,JSONValue}.swift \
+        Sources/NoiseClockCore/Alarms/{Alarm,AlarmBook}.swift Sources/NoiseClockCore/Settings/ClockSettings.swift
+    echo "fuzz: line by line: $tools/llvm-cov show $out/coverage/replay -instr-profile=$out/coverage/replay.profdata Sources/NoiseClockCore/Commands/Command.swift"
     ;;
 *)
     sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'

@@ -1,8 +1,8 @@
-// Writes Sources/NoiseClockCore/DateNames.swift: the month and weekday names B/clock's date uses,
+// Writes Sources/NoiseClockCore/Languages/DateNames.swift: the month and weekday names B/clock's date uses,
 // taken from ICU (through Foundation) for each locale below. The node itself does not load ICU
 // (with Foundation it was a third of an idle node's memory); ClockFaceTests checks the table against ICU.
 //
-//     swift scripts/date-names.swift > Sources/NoiseClockCore/DateNames.swift
+//     swift scripts/date-names.swift > Sources/NoiseClockCore/Languages/DateNames.swift
 //
 // To offer another locale, add it to `locales` and run it again.
 import Foundation

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NoiseClockCore
 import NoiseClockSystem
 
 /// A request path under `/static/`, checked before it comes near the file system.

@@ -161,7 +161,7 @@ final class FaceHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let respond = server.respond
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let loop = context.eventLoop
-        Task(executorPreference: NodeExecutor.shared) {
+        NodeActor.task {
             let response = await respond(verb, payload)
             loop.execute {
                 let (handler, context) = bound.value

@@ -1,4 +1,5 @@
 import NoiseClockCore
+import NoiseClockHub
 
 /// What travels over the face's WebSocket (SPEC §9), and how a command's answer maps to HTTP.
 public enum FaceMessages {

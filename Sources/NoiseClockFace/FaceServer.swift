@@ -4,7 +4,13 @@ import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
 import NoiseClockCore
+import NoiseClockHub
 import Synchronization
+
+/// The node's answer to a command from the face: the response object for a verb and its payload
+/// bytes. It runs on its caller's executor (the node's loop, in a `NodeActor.task`), so the
+/// router and the feature it reaches cost no hop.
+public typealias FaceResponder = nonisolated(nonsending) @Sendable (_ verb: String, _ payload: [UInt8]) async -> JSONValue
 
 /// The face's HTTP and WebSocket server (SPEC §9) on one SwiftNIO event-loop thread.
 ///
@@ -29,7 +35,7 @@ public final class FaceServer: Sendable {
 
     let access: FaceAccess
     let hub: StateHub
-    let respond: @Sendable (_ verb: String, _ payload: [UInt8]) async -> JSONValue
+    let respond: FaceResponder
     /// The face's messages in a language (`GET /api/strings/de`); nil for a language the node does not speak.
     let strings: @Sendable (_ language: String) -> JSONValue?
     let options: Options
@@ -41,7 +47,7 @@ public final class FaceServer: Sendable {
 
     public init(
         access: FaceAccess, hub: StateHub, options: Options = Options(), logger: Logger,
-        respond: @escaping @Sendable (_ verb: String, _ payload: [UInt8]) async -> JSONValue,
+        respond: @escaping FaceResponder,
         strings: @escaping @Sendable (_ language: String) -> JSONValue? = { _ in nil },
         clientsChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {

@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import NIOCore
 import NoiseClockCore
+import NoiseClockHub
 import NoiseClockSystem
 import ServiceLifecycle
 import Synchronization
@@ -33,7 +34,7 @@ public struct FaceService: Service, CustomStringConvertible {
         settings: Configuration.Face, token: String?, hub: StateHub, logger: Logger,
         options: FaceServer.Options = FaceServer.Options(), retryInterval: Duration = .seconds(30),
         folderCandidates: [String]? = nil, sleep: @escaping @Sendable (Duration) async throws -> Void,
-        respond: @escaping @Sendable (_ verb: String, _ payload: [UInt8]) async -> JSONValue,
+        respond: @escaping FaceResponder,
         strings: @escaping @Sendable (_ language: String) -> JSONValue? = { _ in nil },
         onStatusChange: @escaping @Sendable (FaceStatus) -> Void = { _ in }
     ) {

@@ -108,7 +108,7 @@ final class FaceWebSocketHandler: ChannelInboundHandler {
         let respond = server.respond
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let loop = context.eventLoop
-        Task(executorPreference: NodeExecutor.shared) {
+        NodeActor.task {
             let response = await respond(command.verb, command.payload)
             loop.execute {
                 let (handler, context) = bound.value

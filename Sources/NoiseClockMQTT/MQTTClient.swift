@@ -53,6 +53,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     private let started = Mutex(false)
     /// The loop the connection is served on.
     let loop: NodeExecutor
+    private let sleep: @Sendable (Duration) async throws -> Void
     /// The loop thread's side of the connection.
     let link: Link
     /// The keepalive's deadline, or the end of the wait before the next attempt (CLOCK_MONOTONIC).
@@ -62,11 +63,16 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
     /// When the attempt under way began; nil while none is.
     let connectingSince = Mutex<ContinuousClock.Instant?>(nil)
 
-    public init(options: MQTTOptions, logger: Logger, loop: NodeExecutor = .shared) throws(MQTTError) {
+    /// `sleep` is the clock `stop` waits on for the last acknowledgements (the node passes its own).
+    public init(
+        options: MQTTOptions, logger: Logger, loop: NodeExecutor = .shared,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await TimeSource.shared.sleep(for: $0) }
+    ) throws(MQTTError) {
         Self.initializeLibrary
         self.options = options
         self.logger = logger
         self.loop = loop
+        self.sleep = sleep
         link = Link(backoff: ReconnectBackoff(minimum: options.minimumReconnectDelay, maximum: options.maximumReconnectDelay))
         (messageStream, messageContinuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(Self.streamLimit))
         (events, eventContinuation) = AsyncStream.makeStream(of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
@@ -205,7 +211,7 @@ public final class MQTTClient: MQTTTransport, @unchecked Sendable {
         // Until the last acknowledgement (or write, at QoS 0) resumes the wait, or the deadline.
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.wait(for: .flushed) }
-            group.addTask { try? await TimeSource.shared.sleep(for: timeout * 0.6) }
+            group.addTask { [sleep] in try? await sleep(timeout * 0.6) }
             await group.next()
             group.cancelAll()
         }

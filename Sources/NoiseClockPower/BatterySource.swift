@@ -19,9 +19,7 @@ public struct NoBatterySource: BatterySource {
 
     public func run(report: @escaping @Sendable (BatteryReading) -> Void) async {
         report(.absent(source: name))
-        while !Task.isCancelled {
-            try? await TimeSource.shared.sleep(for: .seconds(3600))
-        }
+        await Cancellation.wait()
     }
 }
 

@@ -30,9 +30,7 @@ public struct UPowerSource: BatterySource {
     public func run(report: @escaping @Sendable (BatteryReading) -> Void) async {
         let session = UPowerSession(report: report, logger: logger)
         Threads.start(name: "upower glib") { session.runLoop() }
-        while !Task.isCancelled {
-            try? await TimeSource.shared.sleep(for: .seconds(3600))
-        }
+        await Cancellation.wait()
         session.quit()
     }
 }

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NoiseClockCore
+import NoiseClockHub
 import NoiseClockFace
 import NoiseClockTestSupport
 import Synchronization

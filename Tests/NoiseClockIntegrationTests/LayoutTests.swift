@@ -69,26 +69,78 @@ struct LayoutTests {
         }
     }
 
-    @Test("every task the node makes runs on its loop: no Task {} or Task.detached without an executor preference in Sources")
+    @Test("every task the node makes runs on its loop, made the one way: NodeActor.task (or NodeActor.onLoop, with no task)")
     func tasksOnTheLoop() throws {
         // Without `executorPreference:` a task's nonisolated code runs on libdispatch's pool, whose
         // threads then wake once a second for the life of the process (docs/architecture.md, Threads).
-        var bare: [String] = []
-        var made = 0
+        // `NodeActor.task` is the one place that names it; everything else goes through it.
+        var made: [String] = [], executor: [String] = []
+        var tasks = 0
         for file in swiftFiles(under: "Sources") {
             let text = try String(contentsOfFile: "\(root)/\(file)", encoding: .utf8)
             for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let code = line.components(separatedBy: "//").first ?? ""
-                for match in code.matches(of: /\bTask(\.detached)?\s*[({]/) {
-                    made += 1
-                    if match.output.1 != nil || !code[match.range.lowerBound...].contains("executorPreference:") {
-                        bare.append("\(file):\(index + 1): \(line.trimmingCharacters(in: .whitespaces))")
-                    }
+                let place = "\(file):\(index + 1): \(line.trimmingCharacters(in: .whitespaces))"
+                tasks += code.matches(of: /\bNodeActor\.task\b/).count
+                if !file.hasPrefix("Sources/NoiseClockSystem/"), code.contains(/\bTask(\.detached)?\s*[({]/) { made.append(place) }
+                if file.hasPrefix("Sources/NoiseClockNode/") || file.hasPrefix("Sources/NoiseClockFace/"),
+                   code.contains(/NodeExecutor\.shared\.(execute|onLoop)\b/) {
+                    executor.append(place)
                 }
             }
         }
-        #expect(made >= 5, "the check found only \(made) tasks made in Sources")
-        #expect(bare.isEmpty, "tasks without the loop as their executor:\n\(bare.joined(separator: "\n"))")
+        #expect(tasks >= 5, "the check found only \(tasks) uses of NodeActor.task in Sources")
+        #expect(made.isEmpty, "tasks made outside NodeActor.task:\n\(made.joined(separator: "\n"))")
+        #expect(executor.isEmpty, "features on the loop other than through NodeActor.onLoop:\n\(executor.joined(separator: "\n"))")
+    }
+
+    @Test("Core and Node are grouped by feature: every folder is a row of docs/architecture.md's Features table, and no file lies outside one")
+    func featureFolders() throws {
+        let doc = try String(contentsOfFile: "\(root)/docs/architecture.md", encoding: .utf8)
+        let section = doc.components(separatedBy: "## Features").dropFirst().first?.components(separatedBy: "\n## ").first ?? ""
+        let rows = Set(section.split(separator: "\n").compactMap { line in line.firstMatch(of: /^\| `([A-Za-z]+)\/` \|/).map { String($0.1) } })
+        #expect(rows.count >= 10, "\(rows.sorted())")
+        var folders: Set<String> = []
+        for target in ["NoiseClockCore", "NoiseClockNode"] {
+            let files = swiftFiles(under: "Sources/\(target)")
+            #expect(files.count > 20, "\(target): \(files.count) files")
+            for file in files {
+                let parts = file.split(separator: "/").dropFirst(2)
+                guard parts.count == 2, let folder = parts.first else {
+                    Issue.record("\(file) is not in a feature folder of its own (Sources/\(target)/<Feature>/)")
+                    continue
+                }
+                folders.insert(String(folder))
+            }
+        }
+        #expect(folders.subtracting(rows).isEmpty, "folders without a row in Features: \(folders.subtracting(rows).sorted())")
+        #expect(rows.subtracting(folders).isEmpty, "rows of Features without a folder: \(rows.subtracting(folders).sorted())")
+    }
+
+    @Test("Core is the pure domain: it imports nothing of the project, and Package.swift gives it no dependency")
+    func coreStandsAlone() throws {
+        for file in swiftFiles(under: "Sources/NoiseClockCore") {
+            let text = try String(contentsOfFile: "\(root)/\(file)", encoding: .utf8)
+            #expect(!text.contains(/\nimport (NoiseClock|C[A-Z])/) && !text.hasPrefix("import NoiseClock"), "\(file) imports a target of the project")
+        }
+        let manifest = try String(contentsOfFile: "\(root)/Package.swift", encoding: .utf8)
+        #expect(manifest.contains(".target(name: \"NoiseClockCore\"),"), "NoiseClockCore has dependencies in Package.swift")
+    }
+
+    @Test("time comes from the injected clock: TimeSource.shared is read only by NoiseClockSystem, NodeClock.live and the MQTT client's default")
+    func injectedTime() throws {
+        var reads: [String] = []
+        for file in swiftFiles(under: "Sources") where !file.hasPrefix("Sources/NoiseClockSystem/") {
+            let text = try String(contentsOfFile: "\(root)/\(file)", encoding: .utf8)
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where (line.components(separatedBy: "//").first ?? "").contains("TimeSource.shared") {
+                reads.append("\(file):\(index + 1)")
+            }
+        }
+        let allowed = ["Sources/NoiseClockNode/Time/NodeClock.swift", "Sources/NoiseClockMQTT/MQTTClient.swift"]
+        let others = reads.filter { read in !allowed.contains { read.hasPrefix($0 + ":") } }
+        #expect(!reads.isEmpty, "the check found no read at all (NodeClock.live reads it)")
+        #expect(others.isEmpty, "TimeSource.shared read outside the injected clock: \(others)")
     }
 
     @Test("no source file is over 400 lines")

@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import NoiseClockCore
+import NoiseClockHub
 import Synchronization
 import NoiseClockSystem
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import NoiseClockTestSupport
 import NoiseClockCore
+import NoiseClockHub
 import Synchronization
 import Testing
 

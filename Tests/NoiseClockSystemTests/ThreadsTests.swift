@@ -1,9 +1,10 @@
 import Foundation
+import NoiseClockCore
 import NoiseClockSystem
 import Synchronization
 import Testing
 
-@Suite("Threads, wake signals and whole-file reads")
+@Suite("Threads and wake signals")
 struct ThreadsTests {
     @Test("a thread runs its body under its name (cut to 15 bytes, as Linux keeps)")
     func namedThread() async throws {
@@ -77,18 +78,5 @@ struct ThreadsTests {
         let start = ContinuousClock.now
         Threads.sleep(.milliseconds(120))
         #expect(ContinuousClock.now - start >= .milliseconds(120))
-    }
-
-    @Test("FileBytes reads a file whole, /dev/null as nothing, and refuses directories, missing files and files over the limit")
-    func fileBytes() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bytes-\(UUID().uuidString)").path
-        let content = (0..<20_000).map { UInt8($0 % 251) }
-        try Data(content).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(FileBytes.read(path) == content)
-        #expect(FileBytes.read(path, limit: 19_999) == nil)
-        #expect(FileBytes.read("/dev/null") == [])
-        #expect(FileBytes.read("/") == nil)
-        #expect(FileBytes.read("/nonexistent/file") == nil)
     }
 }

@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import Logging
 import NoiseClockCore
+import NoiseClockHub
 import NoiseClockTestSupport
 import Synchronization
 import Testing
