@@ -56,14 +56,18 @@ sounds: deps
 
 # The Debian package, noiseclock_<VERSION>_<arch>.deb in the checkout (docs/packaging.md): a
 # release build with the Swift runtime linked in (.build-deb/), through debhelper.
+# ARCH=arm64: the Raspberry Pi package, cross-built from amd64 with Debian's own Swift (needs root;
+# the first build makes and caches the toolchain under .build-deb/arm64/, docs/packaging.md).
+ARCH ?=
+
 deb: deps
-	bash scripts/make-deb.sh
+	ARCH=$(ARCH) bash scripts/make-deb.sh
 
 # The package in a clean Debian 12 booted with systemd-nspawn: install, ping, sounds, an alarm
 # across a restart, the face, an upgrade that keeps the alarm and an edited conffile, a purge that
 # leaves no file behind (scripts/deb-test.sh; needs root).
 deb-test: deps
-	bash scripts/deb-test.sh
+	ARCH=$(ARCH) bash scripts/deb-test.sh
 
 clean:
 	rm -rf .build .build-fuzz .build-deb run

@@ -21,6 +21,7 @@ packages=(
   cog wpewebkit-driver                           # tests: the clock face in WPE WebKit (the small boards' kiosk)
   debhelper dpkg-dev lintian fakeroot            # make deb: the Debian package and its checks
   mmdebstrap systemd-container                   # make deb-test: a clean Debian 12 root, booted with systemd-nspawn
+  qemu-user-static binfmt-support arch-test curl xz-utils  # make deb ARCH=arm64, deb-test ARCH=arm64: arm64 roots under emulation
 )
 
 missing=()

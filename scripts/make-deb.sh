@@ -5,10 +5,17 @@
 #   DEB_VERSION=0.2.0+1 bash scripts/make-deb.sh   # the same code under another package version
 #                                            # (make deb-test builds one to try an upgrade)
 #   DEB_DESTDIR=DIR                          # where the .deb goes (default: the checkout)
+#   ARCH=arm64 bash scripts/make-deb.sh      # for a Raspberry Pi, built on amd64 (needs root)
 #
 # debian/changelog is written here from CHANGELOG.md, whose section for VERSION must exist; then
 # debian/rules does the rest with debhelper (a release build with the Swift runtime linked in,
 # in .build-deb/, apart from a developer's .build/).
+#
+# ARCH=arm64 cross-builds for Debian 13 "trixie" on arm64 with Debian's own Swift
+# (scripts/arm64-toolchain.sh makes and caches the toolchain under .build-deb/arm64/): the node is
+# compiled in a Debian sid root, whose `swiftlang` is the compiler, against a trixie arm64 sysroot;
+# then debian/rules runs in that sysroot under qemu, so debhelper strips with arm64's binutils and
+# dpkg-shlibdeps reads trixie's own libraries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null || export PATH="$PATH:/opt/swift/usr/bin"
@@ -52,8 +59,36 @@ maintainer=$(sed -n 's/^Maintainer: //p' debian/control)
   ' CHANGELOG.md
 } > debian/changelog
 
-dpkg-checkbuilddeps
 mkdir -p "$destdir"
-debian/rules clean
-DEB_DESTDIR="$destdir" debian/rules binary
-ls -l "$destdir/noiseclock_${deb_version}_$(dpkg-architecture -qDEB_HOST_ARCH).deb"
+host=$(dpkg --print-architecture)
+arch=${ARCH:-$host}
+if [ "$arch" = "$host" ]; then
+  dpkg-checkbuilddeps
+  debian/rules clean
+  DEB_DESTDIR="$destdir" debian/rules binary
+elif [ "$arch" = arm64 ] && [ "$host" = amd64 ]; then
+  [ "$(id -u)" -eq 0 ] || { echo "make-deb: ARCH=arm64 needs root (mmdebstrap, systemd-nspawn)" >&2; exit 2; }
+  toolchain=$(bash scripts/arm64-toolchain.sh)
+  destdir=$(realpath "$destdir")
+  # The host's PID 1 is not systemd here: the legacy cgroup hierarchy, and no machined to register with.
+  export SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=0
+  in_root() { # in_root ROOT COMMAND: COMMAND in ROOT with the checkout at /src and the .deb's folder at /out
+    local root=$1; shift
+    systemd-nspawn --quiet --register=no --keep-unit -D "$toolchain/$root" --bind="$PWD:/src" --bind="$destdir:/out" \
+      --bind-ro=/opt/swift-packages --chdir=/src /bin/bash -c "$*"
+  }
+  sysroot=/src/$toolchain/sysroot
+  # SwiftPM reads the sysroot's .pc files itself (its prefixes moved under the sysroot).
+  pkgconfig="PKG_CONFIG_SYSROOT_DIR=$sysroot PKG_CONFIG_PATH=$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:$sysroot/usr/share/pkgconfig"
+  cross="swift build -c release --swift-sdks-path /src/$toolchain/sdks --swift-sdk noiseclock-trixie-arm64 --scratch-path .build-deb-arm64 --static-swift-stdlib"
+  in_root sid-root "set -e; export $pkgconfig
+    $cross --product noiseclock -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+    $cross --product generate-manual"
+  bin=$(in_root sid-root "export $pkgconfig; $cross --show-bin-path" | tail -1)
+  in_root sysroot "set -e; dpkg-checkbuilddeps; debian/rules clean
+    NOISECLOCK_PREBUILT=$bin DEB_DESTDIR=/out debian/rules binary"
+else
+  echo "make-deb: ARCH=$arch: only the machine's own architecture, or arm64 from amd64" >&2
+  exit 2
+fi
+ls -l "$destdir/noiseclock_${deb_version}_$arch.deb"

@@ -71,8 +71,9 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
     /// The eventfd's token in the epoll set.
     private static let wakeToken: UInt64 = 0
 
-    /// The priority from which a job is urgent.
-    static let urgent = JobPriority(TaskPriority.high)
+    /// The priority from which a job is urgent (as raw values: Swift 6.2, Debian's compiler for the
+    /// arm64 package, has no public `JobPriority(TaskPriority)`).
+    static let urgent: UInt8 = TaskPriority.high.rawValue
 
     public init(name: String) {
         epoll = nc_epoll_create()
@@ -88,7 +89,7 @@ public final class NodeExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
 
     public func enqueue(_ job: consuming ExecutorJob) {
         enqueued.add(1, ordering: .relaxed)
-        let urgent = job.priority >= Self.urgent
+        let urgent = job.priority.rawValue >= Self.urgent
         let job = UnownedJob(job)
         if urgent {
             urgentJobs.withLock {
