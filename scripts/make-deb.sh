@@ -74,7 +74,7 @@ elif [ "$arch" = arm64 ] && [ "$host" = amd64 ]; then
   export SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=0
   in_root() { # in_root ROOT COMMAND: COMMAND in ROOT with the checkout at /src and the .deb's folder at /out
     local root=$1; shift
-    systemd-nspawn --quiet --register=no --keep-unit -D "$toolchain/$root" --bind="$PWD:/src" --bind="$destdir:/out" \
+    systemd-nspawn --quiet --pipe --register=no --keep-unit -D "$toolchain/$root" --bind="$PWD:/src" --bind="$destdir:/out" \
       --bind-ro=/opt/swift-packages --chdir=/src /bin/bash -c "$*"
   }
   sysroot=/src/$toolchain/sysroot
@@ -84,8 +84,9 @@ elif [ "$arch" = arm64 ] && [ "$host" = amd64 ]; then
   in_root sid-root "set -e; export $pkgconfig
     $cross --product noiseclock -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
     $cross --product generate-manual"
-  bin=$(in_root sid-root "export $pkgconfig; $cross --show-bin-path" | tail -1)
-  in_root sysroot "set -e; dpkg-checkbuilddeps; debian/rules clean
+  bin=$(in_root sid-root "export $pkgconfig; $cross --show-bin-path" | tr -d "\r" | tail -1)
+  # -I: build-essential (a compiler) is not needed here, the node is built already.
+  in_root sysroot "set -e; dpkg-checkbuilddeps -I; debian/rules clean
     NOISECLOCK_PREBUILT=$bin DEB_DESTDIR=/out debian/rules binary"
 else
   echo "make-deb: ARCH=$arch: only the machine's own architecture, or arm64 from amd64" >&2
