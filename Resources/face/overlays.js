@@ -77,7 +77,7 @@ function renderDate(visible) {
 }
 
 function localDate(p) {
-  const locale = clockSettings().locale.replace("_", "-") || "en-US";
+  const locale = clockSettings().locale.replaceAll("_", "-") || "en-US";
   if (!dateFormatter || dateLocale !== locale) {
     dateLocale = locale;
     try {
@@ -86,9 +86,15 @@ function localDate(p) {
       dateFormatter = new Intl.DateTimeFormat("en-US", { day: "numeric", month: "long", weekday: "short", timeZone: "UTC" });
     }
   }
-  // "d MMMM EEE", the pattern of the node's clock.date.
+  // "d MMMM EEE", the pattern of the node's clock.date, the day with its period where the
+  // locale writes one after it ("23. November Mo.").
   const q = {};
-  for (const { type, value } of dateFormatter.formatToParts(Date.UTC(p.year, p.month - 1, p.day, 12))) q[type] = value;
+  let previous = "";
+  for (const { type, value } of dateFormatter.formatToParts(Date.UTC(p.year, p.month - 1, p.day, 12))) {
+    if (type === "literal" && previous === "day" && value.startsWith(".")) q.day += ".";
+    else q[type] = value;
+    previous = type;
+  }
   return [q.day, q.month, q.weekday].filter(Boolean).join(" ");
 }
 

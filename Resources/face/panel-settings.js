@@ -9,6 +9,9 @@ import { TimeView, fontStack } from "./timeview.js";
 import { parts, formatInstant, formatDate } from "./nodetime.js";
 import { toggle, setToggle, segmented, setSegmented, slider, field, section, timePicker, iconButton } from "./widgets.js";
 import { errorText } from "./panel-noise.js";
+import { BedtimePage, KidsPage, bedtimeSummary, kidsSummary } from "./settings-night.js";
+
+const PAGES = { bedtime: BedtimePage, kids: KidsPage };
 
 // --- live preview of settings.face
 
@@ -90,7 +93,48 @@ export class SettingsPanel {
 
   destroy() {
     flush();
+    this.page?.flush();
     onError = null;
+  }
+
+  /** In another language: the page shown, drawn again. */
+  relabel() {
+    if (this.page) return this.openPage(this.pageName);
+    flush();
+    this.showMain();
+  }
+
+  /** Settings → Bedtime or Settings → Kids' clock, with Back to the list. */
+  openPage(name) {
+    flush();
+    this.page?.flush();
+    this.pageName = name;
+    this.page = new PAGES[name](this.ctx);
+    this.ctx.setTitle(this.page.title());
+    this.ctx.setBack(() => {
+      this.showMain();
+      this.pageRows.querySelector(`[data-key="page-${name}"]`)?.focus({ preventScroll: true });
+      this.pageRows.scrollIntoView({ block: "center" });
+    });
+    const box = h("div", { class: "settings-page", dataset: { page: name } });
+    this.body.replaceChildren(box);
+    this.page.mount(box);
+    this.ctx.scrollTop();
+  }
+
+  /** A row that opens a page: its name, what it is set to now, and a chevron. */
+  pageRow(name, label, summary) {
+    return h("button", { type: "button", class: "row-btn page-row", dataset: { key: "page-" + name }, onclick: () => this.openPage(name) },
+      h("span", { class: "page-text" }, h("span", { class: "page-name", text: label }), h("span", { class: "page-summary", text: summary })),
+      icon("back", "chevron"));
+  }
+
+  renderPageRows() {
+    if (!this.pageRows) return;
+    const s = store.state.settings || {};
+    this.pageRows.replaceChildren(
+      this.pageRow("bedtime", t("settings.bedtime"), bedtimeSummary(s.bedtime)),
+      this.pageRow("kids", t("settings.kids"), kidsSummary(s.kids)));
   }
 
   async send(patch, fieldName) {
@@ -107,6 +151,18 @@ export class SettingsPanel {
   }
 
   mount(body) {
+    this.body = body;
+    this.showMain();
+  }
+
+  showMain() {
+    const body = this.body;
+    this.page?.flush();
+    this.page = null;
+    this.pageName = "";
+    this.ctx.setTitle(t("settings.title"));
+    this.ctx.setBack(null);
+    body.replaceChildren();
     onError = (r) => this.showError(r);
     this.fields = {};
     const f = face();
@@ -188,6 +244,7 @@ export class SettingsPanel {
     c.skipHolidays = toggle(t("settings.wake.skip_holidays"), !!store.state.settings?.wake?.skip_holidays,
       (on) => this.send({ wake: { skip_holidays: on } }, "wake.skip_holidays"));
     this.daysOffBox = h("div", {});
+    this.pageRows = h("div", { class: "page-rows" });
 
     body.append(
       section(t("settings.clock"), field(t("settings.format"), c.format, "time_format"), c.seconds, tz),
@@ -198,8 +255,10 @@ export class SettingsPanel {
         when("end", "sunrise", t("settings.night.sunrise")), field(t("settings.night.theme"), c.nightTheme, "night.theme"),
         c.nightBrightness, c.dayBrightness),
       section(t("settings.language"), this.fields.language),
+      section(t("settings.bedtime_kids"), this.pageRows),
       section(t("settings.days_off"), c.skipHolidays, this.daysOffBox),
     );
+    this.renderPageRows();
     this.renderDaysOff();
     this.renderCustom();
     this.renderPreview();
@@ -222,6 +281,8 @@ export class SettingsPanel {
 
   update(topics) {
     if (!topics) return;
+    if (this.page) return this.page.update(topics);
+    if (topics.has("settings") || topics.has("minute")) this.renderPageRows();
     if (topics.has("preview") || topics.has("settings") || topics.has("minute") || topics.has("clock")) this.renderPreview();
     if (topics.has("settings") && !store.facePreview) this.sync();
     if (topics.has("settings") || topics.has("holidays")) this.renderDaysOff();

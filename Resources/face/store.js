@@ -65,7 +65,8 @@ export function clockSettings() {
     timeFormat: s.time_format || c.time_format || "24h",
     showSeconds: s.show_seconds ?? c.show_seconds ?? false,
     timezone: c.timezone || s.timezone || "",
-    locale: s.locale || "en_US",
+    // An empty locale is the node's language (SPEC §11), as on the node.
+    locale: s.locale || s.language || "en",
     publishSeconds: !!s.publish_seconds,
   };
 }

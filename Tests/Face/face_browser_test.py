@@ -21,8 +21,8 @@ state only through the node's own API (POST /api/cmd/VERB) and puts the settings
 --expect-disconnected the URL serves the face but no node answers its WebSocket: only the
                       disconnected checks run.
 --only                run only these groups of checks (theme, fit, digits, panels, timers,
-                      meditation, library, daysoff, sunrise, bedtime, kids, lamp, idle, german,
-                      switch), e.g. to take
+                      meditation, library, daysoff, sunrise, bedtime, kids, lamp, pages, idle,
+                      german, switch), e.g. to take
                       screenshots.
 The language checks (SPEC §11): in German, every screen of the face (the clock with its overlays,
 the dock, each panel and editor, a finished timer, a session, the offline mark; ringing and snoozed
@@ -48,7 +48,7 @@ meditations.dir grouped by teacher, one played, sought, renamed.
                       ahead of the face's scripts, and exit.
 Needs Debian's chromium, chromium-driver and python3-selenium; for WebKit cog and wpewebkit-driver.
 """
-import argparse, json, os, re, subprocess, sys, time, urllib.request
+import argparse, json, os, re, subprocess, sys, time, urllib.error, urllib.request
 from datetime import datetime
 from zoneinfo import ZoneInfo
 from selenium import webdriver
@@ -56,6 +56,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import StaleElementReferenceException, ElementNotInteractableException, ElementClickInterceptedException
 from selenium.webdriver.common.action_chains import ActionChains
 
+DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 SIZES = [(800, 480), (480, 800), (1024, 600), (1280, 800), (1920, 1080), (390, 844)]
 FONTS = ["mono", "serif", "rounded", "sans"]
 INTERACTIVE = "button, input, select, textarea, [role=switch], [role=spinbutton]"
@@ -196,8 +197,11 @@ class Face:
     def cmd(self, verb, payload=None):
         req = urllib.request.Request(self.url + "api/cmd/" + verb, data=json.dumps(payload or {}).encode(),
                                      headers={"Content-Type": "application/json"}, method="POST")
-        with urllib.request.urlopen(req, timeout=5) as r:
-            return json.loads(r.read())
+        try:
+            with urllib.request.urlopen(req, timeout=5) as r:
+                return json.loads(r.read())
+        except urllib.error.HTTPError as e:  # a refused command: its answer is the body
+            return json.loads(e.read())
 
     def state(self):
         with urllib.request.urlopen(self.url + "api/state", timeout=5) as r:
@@ -441,22 +445,165 @@ def check_panels(face):
     for w, h in face.sizes(SIZES):
         face.size(w, h)
         face.load()
-        for panel in ["noise", "alarms", "editor", "timers", "meditation", "library", "settings"]:
+        for panel in ["noise", "alarms", "editor", "timers", "meditation", "library", "settings", "bedtime", "kids"]:
             # In portrait the sheet covers the dock; and the checks of a panel on a loaded machine
             # can take longer than the 10 s after which the controls hide.
-            open_panel(face, {"editor": "alarms", "library": "meditation"}.get(panel, panel))
+            open_panel(face, {"editor": "alarms", "library": "meditation", "bedtime": "settings", "kids": "settings"}.get(panel, panel))
             if panel == "editor":
                 face.click(".list-head .btn-primary")
             if panel == "library":
                 face.click('.tabs [data-value="library"]')
+            if panel in ("bedtime", "kids"):
+                open_settings_page(face, panel)
             face.until(lambda: face.js(SHEET_SHOWN)["ok"])  # it slides in
             r = face.js(SHEET_SHOWN)
             report(f"panel {panel} opens {w}x{h}", r["ok"], json.dumps(r))
             p = panel_problems(face)
             report(f"touch targets {panel} {w}x{h}", not p["small"], "; ".join(p["small"][:4]))
             report(f"accessible names {panel} {w}x{h}", not p["unnamed"], "; ".join(p["unnamed"][:4]))
-            if (w, h) in [(1280, 800), (390, 844)] or not face.resizable:
+            if (w, h) in [(1280, 800), (390, 844)] or not face.resizable or panel in ("bedtime", "kids"):
                 face.shot(f"face-{panel}-{w}x{h}")
+
+
+def open_settings_page(face, name):
+    """Settings -> Bedtime or Kids' clock, from the Settings list; waits until the page is drawn."""
+    face.until(lambda: face.js("return !!document.querySelector(arguments[0])", f'[data-key="page-{name}"]'))
+    face.click(f'[data-key="page-{name}"]')
+    face.until(lambda: face.js("return !!document.querySelector(arguments[0])", f'.settings-page[data-page="{name}"] .section'))
+
+
+def page_field_error(face, name):
+    return face.js("const e = document.querySelector(arguments[0]); return e && !e.hidden ? e.textContent : null",
+                   f'.settings-page [data-field="{name}"] .field-error')
+
+
+def spin(face, label_css, which, times=1):
+    """Presses a time picker's + (which='hour+' or 'minute+') `times` times, as a finger would."""
+    kind, sign = which[:-1], which[-1]
+    for _ in range(times):
+        face.js("""const p = document.querySelector(arguments[0]);
+            const spins = [...p.querySelectorAll('.spin')];
+            const s = spins[arguments[1] === 'hour' ? 0 : 1];
+            const b = s.querySelectorAll('button')[arguments[2] === '+' ? 0 : 1];
+            b.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true})); b.dispatchEvent(new PointerEvent('pointerup', {bubbles: true}));""",
+                label_css, kind, sign)
+
+
+def check_night_pages(face):
+    """Settings -> Bedtime and Settings -> Kids' clock (SPEC §13) set from the face: each control
+    changes settings.bedtime / settings.kids on the node, a time per weekday one day at a time,
+    and a change the node refuses shows the node's own message beside its field (the answer MQTT
+    gives to the same patch), changing nothing; both pages in the red theme."""
+    face.size(800, 480)
+    face.load()
+    before = face.state().get("settings", {})
+    bedtime = lambda: face.state().get("settings", {}).get("bedtime", {})
+    kids = lambda: face.state().get("settings", {}).get("kids", {})
+    face.cmd("settings", {"bedtime": {"time": None, "reminder_min": 15, "wind_down_min": 30, "sounds": [], "breathe": False, "volume": 30, "sleep_min": 45},
+                          "kids": {"enabled": False, "wake": "07:00", "warn_min": 15, "ok_min": 60, "show_time": True, "sleep_from": "19:00"}})
+    open_panel(face, "settings")
+    summary = lambda name: face.js("const e = document.querySelector(arguments[0]); return e && e.textContent", f'[data-key="page-{name}"] .page-summary')
+    report("pages: Settings lists Bedtime and Kids' clock, each saying it is off", face.until(lambda: summary("bedtime") == "Off" and summary("kids") == "Off"),
+           f"{summary('bedtime')!r} {summary('kids')!r}")
+    open_settings_page(face, "bedtime")
+    report("pages: the Bedtime page has Back and its title", face.js("return !document.getElementById('sheet-back').hidden") and
+           face.js("return document.getElementById('sheet-title').textContent") == "Bedtime", face.js("return document.getElementById('sheet-title').textContent"))
+    page = '.settings-page[data-page="bedtime"]'
+    face.click(f"{page} .section:first-child .switch")
+    report("pages: the switch gives a bedtime, the same every day", face.until(lambda: bedtime().get("time") == "22:30"), json.dumps(bedtime()))
+    face.until(lambda: face.js("return !!document.querySelector(arguments[0])", f'{page} [data-field="time"] .picker'))
+    spin(face, f'{page} [data-field="time"] .picker', "hour+")
+    report("pages: the picker moves every day's bedtime (sent once it stops)", face.until(lambda: bedtime().get("time") == "23:30"), json.dumps(bedtime()))
+    face.click(f'{page} .seg [data-value="days"]')
+    face.until(lambda: face.js("return !!document.querySelector(arguments[0])", f"{page} .week"))
+    face.click(f'{page} .week [data-day="sat"]')
+    face.until(lambda: face.js("return document.querySelector(arguments[0])?.getAttribute('aria-pressed')", f'{page} .week [data-day="sat"]') == "true")
+    spin(face, f'{page} [data-field="time"] .picker', "hour+")
+    report("pages: per day, Saturday alone moves", face.until(lambda: bedtime().get("time") == {**{d: "23:30" for d in DAYS}, "sat": "00:30"}),
+           json.dumps(bedtime()))
+    face.until(lambda: face.js("return document.querySelector(arguments[0])?.textContent", f'{page} .week [data-day="sat"] .week-time') == "00:30")
+    face.click(f'{page} .week [data-day="sun"]')
+    face.until(lambda: face.js("return document.querySelector(arguments[0])?.getAttribute('aria-pressed')", f'{page} .week [data-day="sun"]') == "true")
+    face.click(f'{page} [data-field="time"] .switch')
+    report("pages: Sunday's switch leaves Sunday without a bedtime", face.until(lambda: isinstance(bedtime().get("time"), dict) and "sun" not in bedtime()["time"]
+                                                                             and bedtime()["time"].get("sat") == "00:30"), json.dumps(bedtime()))
+    face.click(f'{page} [data-field="reminder_min"] [data-value="30"]')
+    face.click(f'{page} [data-field="wind_down_min"] [data-value="45"]')
+    face.click(f'{page} [data-field="sleep_min"] [data-value="90"]')
+    report("pages: reminder, wind-down and sleep timer", face.until(lambda: (bedtime().get("reminder_min"), bedtime().get("wind_down_min"), bedtime().get("sleep_min")) == (30, 45, 90)),
+           json.dumps(bedtime()))
+    face.click(f"{page} .section:nth-of-type(2) .switch")
+    report("pages: the breathing guide", face.until(lambda: bedtime().get("breathe") is True), json.dumps(bedtime()))
+    face.js("const i = document.querySelector(arguments[0]); i.value = 55; i.dispatchEvent(new Event('input')); i.dispatchEvent(new Event('change'));",
+            f"{page} input[type=range]")
+    report("pages: the volume", face.until(lambda: bedtime().get("volume") == 55), json.dumps(bedtime()))
+    noise = [s["id"] for s in (face.cmd("sounds").get("data") or {}).get("noise", [])]
+    picks = lambda: face.js("return [...document.querySelectorAll(arguments[0])].map((b) => b.getAttribute('aria-checked'))", f'{page} [data-field="sounds"] .pick')
+    face.until(lambda: len(picks()) == len(noise))
+    for i in range(min(4, len(noise))):
+        face.click(f'{page} [data-field="sounds"] .sound-row:nth-child({i + 1}) .pick')
+        face.until(lambda: bedtime().get("sounds") == noise[:i + 1])
+    report("pages: four sleep sounds chosen, in the order tapped", bedtime().get("sounds") == noise[:4] and picks()[:4] == ["true"] * 4, json.dumps(bedtime()))
+    if len(noise) > 4:
+        answer = face.cmd("settings", {"bedtime": {"sounds": noise[:5]}})
+        face.click(f'{page} [data-field="sounds"] .sound-row:nth-child(5) .pick')
+        shown = face.until(lambda: page_field_error(face, "sounds"))
+        report("pages: a fifth sound is refused beside the list, with the node's MQTT answer, and nothing changes",
+               shown and page_field_error(face, "sounds") == answer.get("error", {}).get("message") and answer.get("error", {}).get("field") == "bedtime.sounds"
+               and bedtime().get("sounds") == noise[:4], f"{page_field_error(face, 'sounds')!r} vs {json.dumps(answer)}")
+    # What the page sends, as the node receives it: the socket's messages, recorded from here on.
+    face.js("""window.__sent = []; const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (d) { window.__sent.push(String(d)); return send.call(this, d); };""")
+    face.click(f'{page} [data-field="sounds"] .sound-row:nth-child(1) .icon-btn')
+    sent = lambda: [json.loads(m) for m in face.js("return window.__sent || []")]
+    report("pages: a sound's play button previews it", face.until(lambda: any(m.get("verb") == "noise/preview" and m.get("payload", {}).get("sound") == noise[0]
+                                                                           for m in sent())), json.dumps(sent()))
+    face.shot("face-bedtime-set-800x480")
+    face.click("#sheet-back")
+    report("pages: Back returns to Settings, whose row now says the bedtime", face.until(lambda: summary("bedtime") == "6 days a week"), repr(summary("bedtime")))
+
+    open_settings_page(face, "kids")
+    page = '.settings-page[data-page="kids"]'
+    face.click(f"{page} .section:first-child .switch")
+    report("pages: the kids' clock switched on", face.until(lambda: kids().get("enabled") is True), json.dumps(kids()))
+    face.click(f'{page} .seg [data-value="days"]')
+    face.until(lambda: face.js("return !!document.querySelector(arguments[0])", f"{page} .week"))
+    face.click(f'{page} .week [data-day="sat"]')
+    face.until(lambda: face.js("return document.querySelector(arguments[0])?.getAttribute('aria-pressed')", f'{page} .week [data-day="sat"]') == "true")
+    spin(face, f'{page} [data-field="wake"] .picker', "hour+")
+    wake = {d: "07:00" for d in DAYS}
+    report("pages: Saturday's wake-up time alone moves", face.until(lambda: kids().get("wake") == {**wake, "sat": "08:00"}), json.dumps(kids()))
+    face.click(f'{page} [data-field="warn_min"] [data-value="10"]')
+    face.click(f'{page} [data-field="ok_min"] [data-value="30"]')
+    report("pages: almost and get-up minutes", face.until(lambda: (kids().get("warn_min"), kids().get("ok_min")) == (10, 30)), json.dumps(kids()))
+    spin(face, f'{page} [data-field="sleep_from"] .picker', "hour+", 2)
+    report("pages: stay in bed from", face.until(lambda: kids().get("sleep_from") == "21:00"), json.dumps(kids()))
+    face.click(f"{page} .section:last-child .switch")
+    report("pages: show the time, off", face.until(lambda: kids().get("show_time") is False), json.dumps(kids()))
+    face.cmd("settings", {"kids": {"warn_min": 5}})
+    report("pages: a change made over MQTT shows on the open page", face.until(lambda: face.js(
+        "return document.querySelector(arguments[0])?.getAttribute('aria-pressed')", f'{page} [data-field="warn_min"] [data-value="5"]') == "true"))
+    face.shot("face-kids-set-800x480")
+    # Readable in the red theme: both pages drawn in it, at each of the two small screens.
+    # The kids' clock now says "stay in bed", which caps the screen at the night brightness: at
+    # full for the pictures (this browser is a screen the node cannot dim, so the page dims itself).
+    night = before.get("face", {}).get("night", {}).get("brightness", 5)
+    face.cmd("settings", {"face": {"theme": "red", "night": {"brightness": 100}}})
+    face.until(lambda: face.js("return getComputedStyle(document.documentElement).getPropertyValue('--dim').trim()") == "0.000")
+    for w, h in [(800, 480), (480, 800)]:
+        face.size(w, h)
+        for name in ("bedtime", "kids"):
+            open_panel(face, "settings")
+            open_settings_page(face, name)
+            face.until(lambda: face.js(SHEET_SHOWN)["ok"])
+            p = panel_problems(face)
+            report(f"pages: {name} in the red theme {w}x{h}, targets and names", not p["small"] and not p["unnamed"],
+                   "; ".join((p["small"] + p["unnamed"])[:4]))
+            face.shot(f"face-{name}-red-{w}x{h}")
+    face.cmd("settings", {"face": {"theme": before.get("face", {}).get("theme", "night"), "night": {"brightness": night}},
+                          "bedtime": {"time": None, "breathe": False, "sounds": before.get("bedtime", {}).get("sounds", [])},
+                          "kids": {"enabled": False, "show_time": True, "wake": "07:00", "sleep_from": "19:00", "warn_min": 15, "ok_min": 60}})
+    face.click("#sheet-close")
 
 
 def check_days_off(face):
@@ -1300,6 +1447,14 @@ def check_german(face):
     report("the page is German", face.js("return document.documentElement.lang") == "de" and
            face.js("return document.querySelector('[data-panel=settings]').getAttribute('aria-label')") == de["dock.settings"])
     report("sound names in German", [s["name"] for s in face.js("return noiseclockFace.store.sounds?.noise || []")] == [s["name"] for s in noise])
+    # The date in the node's language (clock.locale is not set): "2. Dezember Mi." (SPEC §11).
+    german_days = ("So.", "Mo.", "Di.", "Mi.", "Do.", "Fr.", "Sa.")
+    german_months = [de[f"month.{m}"] for m in range(1, 13)] if "month.1" in de else []
+    face.until(lambda: face.js("return document.getElementById('date').textContent") == (face.state().get("clock") or {}).get("date"))
+    shown = face.js("return document.getElementById('date').textContent")
+    form = re.fullmatch(r"(\d{1,2})\. (\S+) (\S+)", shown or "")
+    report("the German date has the day's period and German names", bool(form) and form.group(3) in german_days and
+           (not german_months or any(form.group(2).startswith(m.rstrip(".")) for m in german_months)), repr(shown))
     screen("the clock", "clock")
     face.click("#face")
     face.until(lambda: face.js("return !document.getElementById('dock').hidden"))
@@ -1359,6 +1514,18 @@ def check_german(face):
     report("Settings in 12 hours: AM/PM pickers", face.until(lambda: face.js("return !!document.querySelector('#sheet-body .picker .seg')")))
     screen("Settings, 12 hours", "settings-12h")
     face.cmd("settings", {"time_format": settings.get("time_format", "24h")})
+    # The two pages of Settings, with a bedtime per day and the kids' clock on (their summaries too).
+    face.cmd("settings", {"bedtime": {"time": {"mon": "21:30", "tue": "21:30", "fri": "22:30"}, "sounds": noise[:2] and [s["id"] for s in noise[:2]]},
+                          "kids": {"enabled": True}})
+    open_panel(face, "settings")
+    screen("Settings, its pages listed")
+    for name in ("bedtime", "kids"):
+        open_panel(face, "settings")
+        open_settings_page(face, name)
+        face.click(f'.settings-page[data-page="{name}"] .seg [data-value="days"]')
+        face.until(lambda: face.js("return !!document.querySelector('.settings-page .week')"))
+        screen(f"Settings, the {name} page", f"settings-{name}")
+    face.cmd("settings", {"bedtime": {"time": None, "sounds": settings.get("bedtime", {}).get("sounds", [])}, "kids": {"enabled": False}})
     face.click("#sheet-close")
 
     for label in ("Ei", "Reis"):
@@ -1601,7 +1768,7 @@ def main():
                     check_panels(face)
                 for group, check in [("timers", check_timers), ("meditation", check_meditation), ("library", check_library),
                                      ("daysoff", check_days_off), ("sunrise", check_sunrise), ("bedtime", check_bedtime),
-                                     ("kids", check_kids), ("lamp", check_lamp)]:
+                                     ("kids", check_kids), ("lamp", check_lamp), ("pages", check_night_pages)]:
                     if run(group):
                         check(face)
                         face.logs()
@@ -1658,7 +1825,7 @@ def run_webkit(face, args, run):
         face.cmd("settings", {"face": {"theme": "night"}})
         if run("digits"):
             check_digit_cells(face, face_before.get("font", "sans"))
-        for group, check in [("timers", check_timers), ("meditation", check_meditation), ("library", check_library)]:
+        for group, check in [("timers", check_timers), ("meditation", check_meditation), ("library", check_library), ("pages", check_night_pages)]:
             if run(group):
                 check(face)
         if run("idle"):

@@ -17,9 +17,20 @@ struct ClockSettingsTests {
         #expect(settings.timeFormat == .twentyFourHour)
         #expect(settings.showSeconds == false)
         #expect(settings.timezone == "")
-        #expect(settings.locale == "en_US")
+        #expect(settings.locale == "")
         #expect(settings.publishSeconds == false)
         #expect(settings.language == .en)
+    }
+
+    @Test("an empty locale writes the date in the node's language; a set one wins over it")
+    func dateLocale() {
+        #expect(ClockSettings(language: .de).dateLocale == "de")
+        #expect(ClockSettings(language: .en).dateLocale == "en")
+        #expect(ClockSettings(locale: "en_GB", language: .de).dateLocale == "en_GB")
+        #expect(ClockSettings(locale: "de_AT", language: .en).dateLocale == "de_AT")
+        // Back to following the language: "" is a value a patch may set.
+        let set = ClockSettings(locale: "fr_FR", language: .de)
+        #expect(set.applying(SettingsPatch(locale: "")).dateLocale == "de")
     }
 
     @Test("time formats are spelled 24h and 12h")
@@ -103,13 +114,13 @@ struct ClockSettingsTests {
         #expect(error.field == "timezone")
     }
 
-    @Test("locale accepts ICU names with _ or -", arguments: ["en_US", "de_DE", "de", "de-DE", "fr_FR"])
+    @Test("locale accepts ICU names with _ or -, and empty for the node's language", arguments: ["en_US", "de_DE", "de", "de-DE", "fr_FR", ""])
     func locale(name: String) throws {
         #expect(try patch(["locale": .string(name)]).locale == name)
     }
 
-    @Test("locale rejects unknown names, empty and non-strings, naming the field", arguments: [
-        JSONValue.string("xx_NOPE"), "klingon", "", .bool(true),
+    @Test("locale rejects unknown names and non-strings, naming the field", arguments: [
+        JSONValue.string("xx_NOPE"), "klingon", " ", .bool(true),
     ])
     func localeRejects(value: JSONValue) throws {
         let error = try patchError(["locale": value])
@@ -183,6 +194,7 @@ struct ClockSettingsTests {
         #expect(ClockValidation.localeProblem("en_US") == nil)
         #expect(ClockValidation.localeProblem("de-DE") == nil)
         #expect(ClockValidation.localeProblem("xx_NOPE")?.contains("xx_NOPE") == true)
-        #expect(ClockValidation.localeProblem("") != nil)
+        #expect(ClockValidation.localeProblem("") == nil)
+        #expect(ClockValidation.localeProblem(" ")?.contains("the node's language") == true)
     }
 }

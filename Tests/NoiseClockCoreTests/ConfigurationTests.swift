@@ -44,7 +44,7 @@ struct ConfigurationTests {
         #expect(configuration.battery.source == "auto")
         #expect(configuration.battery.sysfsRoot == "/sys/class/power_supply")
         #expect(configuration.battery.lowThreshold == 20)
-        #expect(configuration.clock == ClockSettings(timeFormat: .twentyFourHour, showSeconds: false, timezone: "", locale: "en_US", publishSeconds: false))
+        #expect(configuration.clock == ClockSettings(timeFormat: .twentyFourHour, showSeconds: false, timezone: "", locale: "", publishSeconds: false))
         #expect(configuration.alarms.missedGraceMinutes == 10)
         #expect(configuration.alarms.upcomingMinutes == 0)
     }

@@ -208,6 +208,15 @@ struct FaceBrowserTests {
             "bedtime: with reduced motion the guide stands still", "bedtime: Stop ends the wind-down",
             "kids: the three colours are far apart in hue", "kids: each state has a picture of its own",
             "lamp: a long press on the clock turns the night light on", "lamp: a long press on the lamp turns it off",
+            // Settings → Bedtime and Kids' clock (issue 50), and the date in German.
+            "pages: the switch gives a bedtime, the same every day", "pages: per day, Saturday alone moves",
+            "pages: Sunday's switch leaves Sunday without a bedtime", "pages: a fifth sound is refused beside the list",
+            "pages: a sound's play button previews it", "pages: Back returns to Settings, whose row now says the bedtime",
+            "pages: Saturday's wake-up time alone moves", "pages: a change made over MQTT shows on the open page",
+            "pages: bedtime in the red theme 480x800", "pages: kids in the red theme 800x480",
+            "German: no English text on Settings, the bedtime page", "German: no English text on Settings, the kids page",
+            "the German date has the day's period and German names",
+            "panel bedtime opens 480x800", "touch targets kids 800x480",
         ] {
             #expect(names.contains(expected), "no check \"\(expected)\" ran:\n\(names)")
         }

@@ -37,13 +37,18 @@ struct FaceWebKitTests {
             "a ringing alarm comes before a finished timer", "then the finished timer shows",
             "no message key missing from the catalog", "no console errors",
             "disconnected mark shows", "time kept while disconnected", "no errors while disconnected",
+            // Settings → Bedtime and Kids' clock (issue 50): changed from the face in this engine too.
+            "pages: the switch gives a bedtime, the same every day", "pages: per day, Saturday alone moves",
+            "pages: Sunday's switch leaves Sunday without a bedtime", "pages: four sleep sounds chosen, in the order tapped",
+            "pages: a sound's play button previews it", "pages: Back returns to Settings, whose row now says the bedtime",
+            "pages: Saturday's wake-up time alone moves", "pages: stay in bed from", "pages: a change made over MQTT shows on the open page",
         ]
         for size in ["800x600", "1280x960"] {
             expected += ["the page is \(size) at zoom \(size == "800x600" ? "1.0" : "0.625")", "fit \(size)"]
         }
         // Every panel at 800x600 (zoomed, the clicks are scaled pointer actions that a loaded
         // machine made unreliable; the zoomed page's fit is checked above).
-        for panel in ["noise", "alarms", "editor", "timers", "meditation", "library", "settings"] {
+        for panel in ["noise", "alarms", "editor", "timers", "meditation", "library", "settings", "bedtime", "kids"] {
             expected += ["panel \(panel) opens 800x600", "touch targets \(panel) 800x600", "accessible names \(panel) 800x600"]
         }
         let missing = expected.filter { !names.contains($0) }

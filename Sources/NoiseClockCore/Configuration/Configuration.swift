@@ -188,7 +188,8 @@ public enum ConfigurationSchema {
         ConfigKey(path: "battery.sysfs_root", kind: .nonEmpty, defaultValue: "/sys/class/power_supply", secret: false),
         ConfigKey(path: "battery.low_threshold", kind: .integer(1...99), defaultValue: "20", secret: false),
         ConfigKey(path: "clock.timezone", kind: .timezone, defaultValue: "", secret: false),
-        ConfigKey(path: "clock.locale", kind: .locale, defaultValue: "en_US", secret: false),
+        // Empty: the date is written in the node's language (SPEC §11).
+        ConfigKey(path: "clock.locale", kind: .locale, defaultValue: "", secret: false),
         ConfigKey(path: "clock.time_format", kind: .choice(["24h", "12h"]), defaultValue: "24h", secret: false),
         ConfigKey(path: "clock.show_seconds", kind: .boolean, defaultValue: "false", secret: false),
         ConfigKey(path: "clock.publish_seconds", kind: .boolean, defaultValue: "false", secret: false),

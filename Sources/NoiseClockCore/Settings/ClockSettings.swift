@@ -11,6 +11,8 @@ public struct ClockSettings: Sendable, Hashable {
     public var showSeconds: Bool
     /// An IANA zone name; empty means the system's zone.
     public var timezone: String
+    /// The names and form of the date (`de_DE`, `en_GB`, …); empty means the node's language
+    /// (SPEC §11): see `dateLocale`.
     public var locale: String
     public var publishSeconds: Bool
     /// The clock face's style (SPEC §9).
@@ -28,7 +30,7 @@ public struct ClockSettings: Sendable, Hashable {
 
     public init(
         timeFormat: TimeFormat = .twentyFourHour, showSeconds: Bool = false, timezone: String = "",
-        locale: String = "en_US", publishSeconds: Bool = false, face: FaceStyle = FaceStyle(),
+        locale: String = "", publishSeconds: Bool = false, face: FaceStyle = FaceStyle(),
         meditation: MeditationSettings = MeditationSettings(), language: Language = .en, wake: WakeSettings = WakeSettings(),
         bedtime: BedtimeSettings = BedtimeSettings(), kids: KidsSettings = KidsSettings()
     ) {
@@ -60,6 +62,9 @@ public struct ClockSettings: Sendable, Hashable {
             "kids": kids.json,
         ]
     }
+
+    /// The locale the date is written in: `locale` when the user set one, else the node's language.
+    public var dateLocale: String { locale.isEmpty ? language.rawValue : locale }
 
     /// The zone in force: `timezone`, or `system` when it is empty (or, impossibly after
     /// validation, unknown).
@@ -238,9 +243,10 @@ public enum ClockValidation {
         return "unknown time zone \"\(zone)\"; use an IANA name such as Europe/Berlin"
     }
 
-    /// Nil when the node has month and weekday names for `locale` (en_US, de_DE, de-DE, de, ...).
+    /// Nil when the node has month and weekday names for `locale` (en_US, de_DE, de-DE, de, ...),
+    /// or when it is empty (the node's language).
     public static func localeProblem(_ locale: String) -> String? {
-        if DateNames.names(for: locale) != nil { return nil }
-        return "unknown locale \"\(locale)\"; use one of \(DateNames.identifiers.joined(separator: ", "))"
+        if locale.isEmpty || DateNames.names(for: locale) != nil { return nil }
+        return "unknown locale \"\(locale)\"; use \"\" (the node's language) or one of \(DateNames.identifiers.joined(separator: ", "))"
     }
 }

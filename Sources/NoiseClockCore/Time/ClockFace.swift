@@ -23,13 +23,16 @@ public struct ClockFace: Sendable {
     public let settings: ClockSettings
     public let timeZone: Zone
     private let names: (months: [String], weekdays: [String])
+    private let dayWithPeriod: Bool
 
     /// `systemZone` stands in for an empty `settings.timezone`.
     public init(settings: ClockSettings, systemZone: Zone = .system) {
         self.settings = settings
         timeZone = settings.zone(system: systemZone)
         // The locale was validated; an unknown one (impossible) falls back to English.
-        names = DateNames.names(for: settings.locale) ?? DateNames.names(for: "en") ?? ([], [])
+        let locale = settings.dateLocale
+        names = DateNames.names(for: locale) ?? DateNames.names(for: "en") ?? ([], [])
+        dayWithPeriod = DateNames.writesDayWithPeriod(locale)
     }
 
     public func state(at instant: Date) -> ClockState {
@@ -38,12 +41,13 @@ public struct ClockFace: Sendable {
             timezone: timeZone.identifier, timeFormat: settings.timeFormat, showSeconds: settings.showSeconds)
     }
 
-    /// "d MMMM EEE": `7 September Mon`, the names in `settings.locale` (`7 September Mo.`).
+    /// "d MMMM EEE": `7 September Mon`, the names in `settings.dateLocale`, the day with its
+    /// period where its readers write one (`7. September Mo.`).
     public func date(at instant: Date) -> String {
         let day = LocalTime(instant, in: timeZone).date
         let month = names.months.indices.contains(day.month - 1) ? names.months[day.month - 1] : "\(day.month)"
         let weekday = names.weekdays.indices.contains(day.weekday) ? names.weekdays[day.weekday] : ""
-        return "\(day.day) \(month) \(weekday)"
+        return "\(day.day)\(dayWithPeriod ? "." : "") \(month) \(weekday)"
     }
 
     /// "07:05" or "7:05 AM"; with seconds "07:05:09" or "7:05:09 AM".
@@ -99,6 +103,11 @@ extension DateNames {
         let normalized = String(identifier.map { $0 == "-" ? "_" : $0 })
         guard let entry = locales[normalized] else { return nil }
         return (lists[entry.months], lists[entry.weekdays])
+    }
+
+    /// Whether readers of `identifier` write "23. November" rather than "23 November".
+    public static func writesDayWithPeriod(_ identifier: String) -> Bool {
+        dayWithPeriod.contains(String(identifier.map { $0 == "-" ? "_" : $0 }))
     }
 
     /// Every locale the node has names for, sorted.
