@@ -9,7 +9,7 @@ import { formatHM, relative, formatDate } from "./nodetime.js";
 import { toggle, segmented, slider, field, section, timePicker, iconButton } from "./widgets.js";
 import { errorText } from "./panel-noise.js";
 
-const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+export const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 const SNOOZE = [5, 7, 8, 9, 10, 15, 20];
 const FADE = [0, 10, 30, 60, 120];
 const TIMEOUT = [5, 10, 15, 20, 30];
@@ -40,7 +40,8 @@ export function repeatText(days) {
   return DAYS.filter((d) => set.has(d)).map((d) => t("day." + d)).join(t("repeat.sep"));
 }
 
-function timeText(hhmm) {
+/** "07:05" or "7:05 AM" for an "HH:MM", in the clock's time format. */
+export function timeText(hhmm) {
   const [hh, mm] = (hhmm || "00:00").split(":").map(Number);
   return formatHM(hh, mm, clockSettings().timeFormat);
 }

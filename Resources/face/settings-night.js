@@ -7,22 +7,16 @@
 import { t } from "./i18n.js";
 import { h, icon } from "./dom.js";
 import { store, clockSettings } from "./store.js";
-import { formatHM } from "./nodetime.js";
 import { toggle, segmented, slider, field, section, timePicker, iconButton } from "./widgets.js";
 import { errorText } from "./panel-noise.js";
+import { DAYS, timeText } from "./panel-alarms.js";
 
-export const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 const REMINDER = [0, 5, 10, 15, 30, 60];
 const WIND_DOWN = [0, 15, 30, 45, 60];
 const SLEEP = [0, 15, 30, 45, 60, 90];
 const WARN = [0, 5, 10, 15, 30];
 const OK = [15, 30, 60, 90, 120];
 const TIME_SEND_MS = 600;
-
-function timeText(hhmm) {
-  const [hh, mm] = (hhmm || "00:00").split(":").map(Number);
-  return formatHM(hh, mm, clockSettings().timeFormat);
-}
 
 const withValue = (list, v) => (v == null || list.includes(v) ? list : [...list, v].sort((a, b) => a - b));
 const minutes = (v) => (v ? t("unit.min", { count: v }) : t("editor.off"));
