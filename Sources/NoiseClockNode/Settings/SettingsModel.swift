@@ -10,9 +10,10 @@ import Synchronization
 public final class SettingsModel: Sendable {
     public static let documentName = "settings.json"
 
+    /// What any thread may read, under `state`'s lock (the face's and the MQTT client's threads
+    /// stamp times with the zone): nothing else is done under it.
     private struct State {
-        var overrides: Ledger<SettingsPatch, ClockSettings?>
-        /// `configured` with `overrides.current` laid over it, kept as they change: read far more
+        /// `configured` with the overrides in force laid over it, kept as they change: read far more
         /// often (every ping, every state with a time) than changed.
         var effective: ClockSettings {
             didSet { zone = Self.zone(of: effective) }
@@ -21,8 +22,7 @@ public final class SettingsModel: Sendable {
         /// every ping and every stamped event reads it.
         private(set) var zone: Zone?
 
-        init(overrides: Ledger<SettingsPatch, ClockSettings?>, effective: ClockSettings) {
-            self.overrides = overrides
+        init(effective: ClockSettings) {
             self.effective = effective
             zone = Self.zone(of: effective)
         }
@@ -32,8 +32,17 @@ public final class SettingsModel: Sendable {
         }
     }
 
+    /// The overrides' ledger, changed on the loop only: staging a change queues its write on the
+    /// store's writer, which must not happen under `state`'s lock (no lock is held across a call
+    /// into another component).
+    @NodeActor private final class Overrides {
+        var ledger: Ledger<SettingsPatch, ClockSettings?>
+        nonisolated init(_ ledger: Ledger<SettingsPatch, ClockSettings?>) { self.ledger = ledger }
+    }
+
     /// The configuration file's `clock.*`, under the overrides.
     private let configured: ClockSettings
+    private let overrides: Overrides
     private let state: Mutex<State>
     private let hub: StateHub
     /// What went wrong reading the stored settings, for `B/status`.
@@ -55,10 +64,8 @@ public final class SettingsModel: Sendable {
         }
         loadProblem = problem
         self.configured = configured
-        state = Mutex(
-            State(
-                overrides: Ledger(Self.documentName, overrides, writer: writer) { $0.json },
-                effective: configured.applying(overrides)))
+        self.overrides = Overrides(Ledger(Self.documentName, overrides, writer: writer) { $0.json })
+        state = Mutex(State(effective: configured.applying(overrides)))
     }
 
     public var current: ClockSettings {
@@ -102,13 +109,14 @@ public final class SettingsModel: Sendable {
             overrides = overrides.merging(try make(configured.applying(overrides)))
             return overrides == before ? nil : configured.applying(overrides)
         }
-        let inLock = { (state: inout State, use: (inout Ledger<SettingsPatch, ClockSettings?>) -> Void) in
-            use(&state.overrides)
-            // In the same lock, so the settings read are always those of the overrides in force.
-            let effective = configured.applying(state.overrides.current)
-            if effective != state.effective { state.effective = effective }
+        let onLedger = { (use: (inout Ledger<SettingsPatch, ClockSettings?>) -> Void) in
+            use(&self.overrides.ledger)
+            // In the same step on the loop, so no other change comes between the overrides in
+            // force and the settings everyone reads.
+            let effective = configured.applying(self.overrides.ledger.current)
+            self.state.withLock { if effective != $0.effective { $0.effective = effective } }
         }
-        let answer = try await Ledger.commit(change, what: "settings", in: { use in state.withLock { inLock(&$0, use) } }) { made in
+        let answer = try await Ledger.commit(change, what: "settings", in: onLedger) { made in
             // Changes settle on the node's thread, one after the other, so they reach the hub in
             // the order they became current.
             let before = configured.applying(made.before), after = current
