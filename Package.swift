@@ -59,6 +59,20 @@ let package = Package(
             dependencies: ["CMpg123", "CALSA", "NoiseClockCore", "NoiseClockSystem", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // Streams (SPEC §15): FFmpeg's libavformat, libavcodec and libswresample, seen only by
+        // NoiseClockStreams (a receiver thread per stream, a bounded buffer the mixer reads).
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]
+        ),
+        .target(name: "NoiseClockStreams", dependencies: ["CFFmpeg", "NoiseClockAudio", "NoiseClockHTTP", "NoiseClockSystem"]),
+
+        // HTTP for the node's small fetches (playlists, the directory, weather, calendars): Debian's
+        // libcurl, seen only by NoiseClockHTTP.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "NoiseClockHTTP", dependencies: ["CCurl", "NoiseClockSystem"]),
+
         // UPower (libupower-glib + GLib), seen only by NoiseClockPower.
         .systemLibrary(
             name: "CUPower",
@@ -127,6 +141,10 @@ let package = Package(
         .testTarget(
             name: "NoiseClockAudioTests",
             dependencies: ["NoiseClockAudio", "NoiseClockTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "NoiseClockStreamsTests",
+            dependencies: ["NoiseClockStreams", "NoiseClockHTTP", "NoiseClockAudio", "NoiseClockTestSupport"]
         ),
         .testTarget(name: "NoiseClockPowerTests", dependencies: ["NoiseClockPower", "NoiseClockCore"]),
         .testTarget(name: "NoiseClockDisplayTests", dependencies: ["NoiseClockDisplay", "NoiseClockSystem"]),

@@ -10,6 +10,9 @@ packages=(
   libyaml-dev                                    # the configuration file (YAML, read with libyaml)
   tzdata                                         # time zones (the node reads /usr/share/zoneinfo itself)
   libmpg123-dev libasound2-dev                   # audio: MP3 decoding, ALSA output
+  libavformat-dev libavcodec-dev libswresample-dev libavutil-dev  # streams: fetch, demux, decode, resample (FFmpeg)
+  libcurl4-openssl-dev                           # the node's HTTP client: playlists, the directory, feeds
+  icecast2 ffmpeg                                # tests and benchmarks: a real radio server and its source client
   lame sox                                       # tests and scripts/make-sounds.sh: MP3 encoding, synthesis
   mpg123 pulseaudio libasound2-plugins alsa-utils # benchmarks: the reference player and a real-time sink
   dbus python3-dbus python3-dbusmock libglib2.0-bin   # tests: a private bus, a mocked UPower, gdbus
@@ -38,6 +41,15 @@ elif command -v sudo >/dev/null; then
 else
   echo "These Debian packages are missing and there is no sudo: ${missing[*]}" >&2
   exit 1
+fi
+# No daemon of these packages may start on installing (icecast2's init script would listen on
+# port 8000 of every address): the tests start their own servers on loopback ports. The standard
+# policy-rc.d answer 101 ("not allowed") does it, for the length of this install only.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | "${as_root[@]}" tee "$policy" >/dev/null
+  "${as_root[@]}" chmod 755 "$policy"
+  trap '"${as_root[@]}" rm -f "$policy"' EXIT
 fi
 "${as_root[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,280 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CFFmpeg
+import NoiseClockAudio
+import NoiseClockSystem
+import Synchronization
+
+/// How a stream is fetched: every limit explicit (SPEC §15, §8).
+public struct StreamOptions: Sendable, Hashable {
+    /// Connecting, and reading what identifies the codec, must end by then.
+    public var openTimeout: Duration
+    /// A stream that sends nothing for this long has stalled (SPEC §15: `buffer_s`).
+    public var stallTimeout: Duration
+    /// The CA certificates HTTPS is checked against (the system's store).
+    public var caFile: String
+    public var userAgent: String
+
+    public init(
+        openTimeout: Duration = .seconds(10), stallTimeout: Duration = .seconds(4),
+        caFile: String = "/etc/ssl/certs/ca-certificates.crt", userAgent: String = "NoiseClock"
+    ) {
+        self.openTimeout = openTimeout
+        self.stallTimeout = stallTimeout
+        self.caFile = caFile
+        self.userAgent = userAgent
+    }
+}
+
+/// What a connected stream is.
+public struct StreamInfo: Sendable, Hashable {
+    /// FFmpeg's name of the codec: mp3, aac, opus, vorbis, flac.
+    public var codec: String
+    public var bitrateKbps: Int?
+    /// The station's own name (`icy-name`), when it sends one.
+    public var name: String?
+}
+
+/// Why a stream stopped.
+public struct StreamError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// Could not connect, or the server refused (DNS, TCP, TLS, HTTP status).
+        case connect
+        /// Connected, but nothing came in time (`openTimeout`, `stallTimeout`).
+        case timeout
+        /// What came is not audio the node can play (HTML, garbage, no audio stream).
+        case notAudio = "not_audio"
+        /// The stream ended (the server closed it).
+        case ended
+        /// Decoding failed mid-way.
+        case decode
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// What a receiver tells its owner, from its own thread, in this order: `connected` once, `title`
+/// whenever the station's title changes, `ended` last (after it has stopped writing).
+public enum StreamEvent: Sendable, Hashable {
+    case connected(StreamInfo)
+    case title(String)
+    /// nil when `stop` was asked for.
+    case ended(StreamError?)
+}
+
+/// One connection to one stream URL, on a thread of its own: libavformat fetches and demuxes it
+/// (HTTP, HTTPS checked against the system's CA store, ICY, HLS), libavcodec decodes it (MP3,
+/// AAC/HE-AAC, Vorbis, Opus, FLAC), libswresample makes it the engine's format, and the audio goes
+/// into a `StreamBuffer`. Nothing else of the node sees FFmpeg.
+///
+/// A receiver does not reconnect: it ends, and its owner decides (a player with backoff, an alarm
+/// with its fallback). Every blocking FFmpeg call is bounded by an interrupt callback that `stop`
+/// and the deadlines end; `ended` comes after the last write into the buffer, so the owner may
+/// hand the same buffer to the next receiver.
+public final class StreamReceiver: Sendable {
+    public let url: String
+    public let buffer: StreamBuffer
+    private let options: StreamOptions
+    private let onEvent: @Sendable (StreamEvent) -> Void
+    private let guardState: GuardBox
+    private let started = Atomic<Bool>(false)
+
+    /// The C struct FFmpeg's interrupt callback reads: allocated once, freed by the last owner
+    /// (the receiver or its thread, whichever ends later).
+    private final class GuardBox: @unchecked Sendable {
+        // @unchecked Sendable: the struct's fields are only touched through the shim's atomics.
+        let pointer: UnsafeMutablePointer<nc_stream_guard>
+        init() {
+            pointer = .allocate(capacity: 1)
+            pointer.initialize(to: nc_stream_guard(stop: 0, deadline_us: 0, timed_out: 0))
+        }
+        deinit { pointer.deallocate() }
+    }
+
+    private static let quieted: Void = { nc_av_quiet() }()
+
+    public init(
+        url: String, into buffer: StreamBuffer, options: StreamOptions = StreamOptions(),
+        onEvent: @escaping @Sendable (StreamEvent) -> Void
+    ) {
+        Self.quieted
+        self.url = url
+        self.buffer = buffer
+        self.options = options
+        self.onEvent = onEvent
+        guardState = GuardBox()
+    }
+
+    /// Starts the thread (once).
+    public func start() {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        Threads.start(name: "stream") { [self] in
+            let error = receive()
+            onEvent(.ended(error))
+        }
+    }
+
+    /// Ends the connection: the thread leaves whatever FFmpeg call it is in within ~100 ms (FFmpeg
+    /// asks the callback between its short network waits) and sends `ended(nil)`.
+    public func stop() {
+        nc_stream_guard_stop(guardState.pointer)
+    }
+
+    private var stopped: Bool { nc_stream_guard_stopped(guardState.pointer) != 0 }
+
+    private static func microseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+    }
+
+    /// The whole life of the connection; the error it ended with (nil when stopped).
+    private func receive() -> StreamError? {
+        let box = guardState
+        guard let allocated = avformat_alloc_context() else { return StreamError(.connect, "out of memory") }
+        var opened: UnsafeMutablePointer<AVFormatContext>? = allocated
+        nc_stream_guard_install(allocated, box.pointer)
+        // Enough to recognise a codec on a live stream without waiting seconds for more.
+        allocated.pointee.probesize = 256 * 1024
+        allocated.pointee.max_analyze_duration = 2_000_000
+
+        var dictionary: OpaquePointer?
+        defer { av_dict_free(&dictionary) }
+        // HTTPS never falls back to plain HTTP through a redirect (SPEC §15); no local files.
+        let secure = url.lowercased().hasPrefix("https:")
+        av_dict_set(&dictionary, "protocol_whitelist", secure ? "https,tls,tcp,crypto" : "http,https,tls,tcp,crypto", 0)
+        av_dict_set(&dictionary, "tls_verify", "1", 0)
+        av_dict_set(&dictionary, "ca_file", options.caFile, 0)
+        av_dict_set(&dictionary, "icy", "1", 0)
+        av_dict_set(&dictionary, "user_agent", options.userAgent, 0)
+        av_dict_set(&dictionary, "reconnect", "0", 0)
+
+        nc_stream_guard_arm(box.pointer, Self.microseconds(options.openTimeout))
+        // On failure it frees the context itself.
+        var rc = avformat_open_input(&opened, url, nil, &dictionary)
+        guard rc >= 0, let context = opened else { return failure(rc, while: .connect) }
+        defer {
+            var owned: UnsafeMutablePointer<AVFormatContext>? = context
+            avformat_close_input(&owned)
+        }
+        rc = avformat_find_stream_info(context, nil)
+        guard rc >= 0 else { return failure(rc, while: .notAudio) }
+        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard index >= 0, let stream = context.pointee.streams[Int(index)], let parameters = stream.pointee.codecpar else {
+            return StreamError(.notAudio, "no audio in the stream")
+        }
+        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
+            return StreamError(.notAudio, "no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id)))")
+        }
+        guard let decoder = avcodec_alloc_context3(codec) else { return StreamError(.decode, "out of memory") }
+        var decoderSlot: UnsafeMutablePointer<AVCodecContext>? = decoder
+        defer { avcodec_free_context(&decoderSlot) }
+        rc = avcodec_parameters_to_context(decoder, parameters)
+        if rc >= 0 { rc = avcodec_open2(decoder, codec, nil) }
+        guard rc >= 0 else { return failure(rc, while: .decode) }
+
+        let headers = Self.take(nc_av_icy_headers(context)).map(StreamText.decode)
+        let bitrate = parameters.pointee.bit_rate > 0 ? Int(parameters.pointee.bit_rate / 1000) : StreamText.icyHeader("icy-br", in: headers ?? "").flatMap { Int($0) }
+        onEvent(.connected(StreamInfo(
+            codec: String(cString: avcodec_get_name(parameters.pointee.codec_id)), bitrateKbps: bitrate,
+            name: StreamText.icyHeader("icy-name", in: headers ?? "").map(StreamText.plain))))
+
+        var resampler: OpaquePointer?
+        defer { swr_free(&resampler) }
+        guard let packet = av_packet_alloc() else { return StreamError(.decode, "out of memory") }
+        var packetSlot: UnsafeMutablePointer<AVPacket>? = packet
+        defer { av_packet_free(&packetSlot) }
+        guard let frame = av_frame_alloc() else { return StreamError(.decode, "out of memory") }
+        var frameSlot: UnsafeMutablePointer<AVFrame>? = frame
+        defer { av_frame_free(&frameSlot) }
+
+        var output = [Int16](repeating: 0, count: 8192 * AudioFormat.channels)
+        var lastTitle: String?
+        var packets = 0
+        let eagain = nc_av_error_again()
+        let stall = Self.microseconds(options.stallTimeout)
+
+        func titleChanged() {
+            packets += 1
+            var title: String?
+            if nc_av_take_metadata_update(context, index) != 0 {
+                let tagged = [nc_av_tag(context, index, "StreamTitle"), nc_av_tag(context, index, "title")]
+                    .compactMap { $0.map { StreamText.decode(cString: $0) } }.first
+                let artist = nc_av_tag(context, index, "artist").map { StreamText.decode(cString: $0) }
+                title = tagged.map { t in artist.map { "\($0) - \(t)" } ?? t }
+            }
+            // ICY blocks come through an option of the HTTP layer, not as an event: looked at about
+            // once a second (a block is at most every 16000 bytes anyway).
+            if title == nil, packets % 32 == 1, let block = Self.take(nc_av_icy_packet(context)) {
+                title = StreamText.icyTitle(in: StreamText.decode(block))
+            }
+            guard let title = title.map(StreamText.plain), !title.isEmpty, title != lastTitle else { return }
+            lastTitle = title
+            onEvent(.title(title))
+        }
+
+        while true {
+            nc_stream_guard_arm(box.pointer, stall)
+            rc = av_read_frame(context, packet)
+            if rc < 0 { return failure(rc, while: .ended) }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == index else { continue }
+            titleChanged()
+            rc = avcodec_send_packet(decoder, packet)
+            // A damaged packet of a live stream is skipped, as players do; the decoder goes on.
+            if rc < 0, rc != eagain { continue }
+            while avcodec_receive_frame(decoder, frame) >= 0 {
+                defer { av_frame_unref(frame) }
+                if resampler == nil {
+                    rc = nc_swr_to_engine_format(&resampler, decoder)
+                    guard rc >= 0 else { return failure(rc, while: .decode) }
+                }
+                let capacity = output.count / AudioFormat.channels
+                let frames = output.withUnsafeMutableBufferPointer {
+                    nc_swr_convert_frame(resampler, $0.baseAddress, Int32(capacity), frame)
+                }
+                guard frames >= 0 else { return failure(frames, while: .decode) }
+                let complete = output.withUnsafeBufferPointer {
+                    buffer.write(UnsafeBufferPointer(rebasing: $0[..<(Int(frames) * AudioFormat.channels)]), shouldStop: { stopped })
+                }
+                if !complete { return nil }
+            }
+        }
+    }
+
+    /// An FFmpeg failure as the user reads it: the deadline or the stop when those ended it.
+    private func failure(_ code: Int32, while kind: StreamError.Kind) -> StreamError? {
+        if stopped { return nil }
+        if nc_stream_guard_timed_out(guardState.pointer) != 0 {
+            return StreamError(.timeout, kind == .connect ? "no answer from the server" : "the stream sent nothing in time")
+        }
+        // A demuxer reports a read its callback ended as the end of the stream: the deadline is
+        // looked at first.
+        if code == nc_av_error_eof() { return StreamError(.ended, "the stream ended") }
+        var text = [CChar](repeating: 0, count: 128)
+        av_strerror(code, &text, text.count)
+        let reason = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        switch kind {
+        case .connect where code == -Int32(EINVAL) || reason.contains("Invalid data"):
+            return StreamError(.notAudio, "not an audio stream (\(reason))")
+        case .connect:
+            return StreamError(.connect, "cannot open \(url): \(reason)")
+        default:
+            return StreamError(kind, reason)
+        }
+    }
+
+    /// The bytes of a string FFmpeg allocated, copied and freed.
+    private static func take(_ pointer: UnsafeMutablePointer<CChar>?) -> [UInt8]? {
+        guard let pointer else { return nil }
+        defer { av_free(pointer) }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
+    }
+}
