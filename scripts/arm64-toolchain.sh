@@ -55,7 +55,7 @@ if [ ! -e "$dir/sid-root.done" ]; then
   rm -rf "$dir/sid-root"
   swiftlang=$(fetch swiftlang amd64) runtime=$(fetch libswiftlang amd64)
   mmdebstrap --quiet --variant=apt "${apt_options[@]}" \
-    --include=swiftlang,git,pkgconf,ca-certificates,make \
+    --include=swiftlang,libc6-dev,git,pkgconf,ca-certificates,make \
     --setup-hook="mkdir -p \"\$1/var/cache/apt/archives\" && cp '$swiftlang' '$runtime' \"\$1/var/cache/apt/archives/\"" \
     sid "$dir/sid-root" "$mirror"
   # Swift packages resolve from the machine's copies, as on the host (the checkout's git config).
@@ -63,6 +63,14 @@ if [ ! -e "$dir/sid-root.done" ]; then
     git config --file "$dir/sid-root/root/.gitconfig" --add "$key" "$value"
   done
   touch "$dir/sid-root.done"
+fi
+# swiftlang links the manifest and the build plugins for the host with gcc, and sid's gcc only
+# recommends libc6-dev (without it: "cannot find Scrt1.o"): a root made before it was listed above
+# gets it once.
+if [ ! -e "$dir/sid-root/usr/lib/x86_64-linux-gnu/crti.o" ]; then
+  log "sid-root: libc6-dev"
+  SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=0 systemd-nspawn --quiet --pipe --register=no --keep-unit -D "$dir/sid-root" /bin/sh -c \
+    'apt-get -o Acquire::Check-Valid-Until=false update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libc6-dev' >&2
 fi
 
 if [ ! -e "$dir/sysroot.done" ]; then
