@@ -201,7 +201,7 @@ public final class StreamReceiver: Sendable {
         let eagain = nc_av_error_again()
         let stall = Self.microseconds(options.stallTimeout)
 
-        func titleChanged() {
+        func lookForTitle() {
             packets += 1
             var title: String?
             if nc_av_take_metadata_update(context, index) != 0 {
@@ -226,7 +226,7 @@ public final class StreamReceiver: Sendable {
             if rc < 0 { return failure(rc, while: .ended) }
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == index else { continue }
-            titleChanged()
+            lookForTitle()
             rc = avcodec_send_packet(decoder, packet)
             // A damaged packet of a live stream is skipped, as players do; the decoder goes on.
             if rc < 0, rc != eagain { continue }
