@@ -54,7 +54,13 @@ public final class Icecast: @unchecked Sendable {
         try configuration.write(toFile: "\(directory)/icecast.xml", atomically: true, encoding: .utf8)
         let server = try ChildProcess(Self.executable, ["-c", "\(directory)/icecast.xml"], logPath: "\(directory)/icecast.out")
         self.server = server
-        let listening = await eventually { canConnect(port: port) || !server.isRunning }
+        // Ready once it serves its status page: a bare connect succeeded while Icecast was still
+        // starting, and the source started then was refused (once, in a fresh clone's CI run).
+        let status = "http://127.0.0.1:\(port)/status-json.xsl"
+        let listening = await eventually {
+            guard server.isRunning, canConnect(port: port) else { return !server.isRunning }
+            return (try? await runToEnd("/usr/bin/curl", ["-sf", "-o", "/dev/null", status]))?.code == 0
+        }
         guard listening, server.isRunning else {
             throw IcecastError(message: "icecast2 did not start: \(server.log) \((try? String(contentsOfFile: "\(logs)/error.log", encoding: .utf8)) ?? "")")
         }
