@@ -139,12 +139,19 @@ nonisolated(nonsending) private func passThrough(_ tally: Tally) async { await t
 struct NodeActorHopTests {
     /// Jobs enqueued while `body` runs in a task of the node (on the loop, with the loop as its
     /// executor preference, as `runBlocking` and `NodeActor.task` make them).
+    /// The count is the shared loop's, and the other tests of the process enqueue jobs on it too:
+    /// the fewest of five rounds is this body's own (a real hop costs a job in every round).
     private func jobs(_ body: @escaping @NodeActor @Sendable () async -> Void) async -> Int {
-        await NodeActor.task {
-            let before = NodeExecutor.shared.jobCount
-            await body()
-            return NodeExecutor.shared.jobCount - before
-        }.value
+        var fewest = Int.max
+        for _ in 0..<5 {
+            let count = await NodeActor.task {
+                let before = NodeExecutor.shared.jobCount
+                await body()
+                return NodeExecutor.shared.jobCount - before
+            }.value
+            fewest = min(fewest, count)
+        }
+        return fewest
     }
 
     @Test("a feature calling another, directly or through nonisolated(nonsending) code, costs no job")
@@ -156,7 +163,7 @@ struct NodeActorHopTests {
         // into NodeActor was a trip through the queue: at least 100 jobs each.
         #expect(direct == 0, "\(direct) jobs for 100 calls")
         #expect(through == 0, "\(through) jobs for 100 calls through nonsending code")
-        #expect(await tally.count == 200)
+        #expect(await tally.count == 1000)
     }
 
     @Test("plain nonisolated async code is another executor: a call into it from NodeActor code costs a job")
