@@ -62,10 +62,13 @@ public struct StreamError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// What a receiver tells its owner, from its own thread, in this order: `connected` once, `title`
-/// whenever the station's title changes, `ended` last (after it has stopped writing).
+/// What a receiver tells its owner, from its own thread, in this order: `connected` once,
+/// `sounding` once its first audio is in the buffer, `title` whenever the station's title changes,
+/// `ended` last (after it has stopped writing).
 public enum StreamEvent: Sendable, Hashable {
     case connected(StreamInfo)
+    /// The first decoded audio is in the buffer: from now on the station is heard.
+    case sounding
     case title(String)
     /// nil when `stop` was asked for.
     case ended(StreamError?)
@@ -144,6 +147,9 @@ public final class StreamReceiver: Sendable {
         // Enough to recognise a codec on a live stream without waiting seconds for more.
         allocated.pointee.probesize = 256 * 1024
         allocated.pointee.max_analyze_duration = 2_000_000
+        // What recognises the format is read within the open deadline even from a slow server
+        // (FFmpeg's default, 1 MiB, takes 13 s at 80 KB/s): bytes that are no audio are refused as such.
+        allocated.pointee.format_probesize = 128 * 1024
 
         var dictionary: OpaquePointer?
         defer { av_dict_free(&dictionary) }
@@ -197,6 +203,7 @@ public final class StreamReceiver: Sendable {
 
         var output = [Int16](repeating: 0, count: 8192 * AudioFormat.channels)
         var lastTitle: String?
+        var sounding = false
         var packets = 0
         let eagain = nc_av_error_again()
         let stall = Self.microseconds(options.stallTimeout)
@@ -245,6 +252,10 @@ public final class StreamReceiver: Sendable {
                     buffer.write(UnsafeBufferPointer(rebasing: $0[..<(Int(frames) * AudioFormat.channels)]), shouldStop: { stopped })
                 }
                 if !complete { return nil }
+                if !sounding, frames > 0 {
+                    sounding = true
+                    onEvent(.sounding)
+                }
             }
         }
     }

@@ -36,23 +36,6 @@ func receive(_ url: String, seconds: Double = 4, options: StreamOptions = Stream
     return (receiver, events)
 }
 
-/// The pitch of interleaved stereo samples (left channel) in Hz: its swings from below -1000 to
-/// above +1000 a second (a hysteresis, so that the faint noise of a codec's silence counts none).
-func pitch(_ samples: [Int16]) -> Double {
-    var swings = 0
-    var high: Bool?
-    for index in stride(from: 0, to: samples.count, by: 2) {
-        let sample = samples[index]
-        if sample > 1000, high != true {
-            if high == false { swings += 1 }
-            high = true
-        } else if sample < -1000, high != false {
-            high = false
-        }
-    }
-    return Double(swings) / (Double(samples.count / 2) / Double(AudioFormat.sampleRate))
-}
-
 func rootMeanSquare(_ samples: [Int16]) -> Double {
     guard !samples.isEmpty else { return 0 }
     return (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
@@ -87,6 +70,9 @@ struct StreamReceiverTests {
         // ffmpeg's sine is at 1/8 of full scale (an RMS of about 2900 before the codec): a tone, not silence.
         #expect(rootMeanSquare(second) > 1000)
         #expect(abs(pitch(second) - Double(frequency)) < 10, "heard \(pitch(second)) Hz")
+        // `sounding` once, after `connected`: what tells an alarm that its station is heard.
+        #expect(events.all.filter { $0 == .sounding }.count == 1)
+        #expect(events.all.firstIndex(of: .sounding).map { $0 > 0 } == true, "events: \(events.all)")
         #expect(events.ending == nil)
     }
 

@@ -24,3 +24,20 @@ public func windowedRMS(_ samples: [Int16], window: Double = 0.1) -> [Double] {
         rms(samples, from: Double(start) / 88_200, to: Double(start + count) / 88_200)
     }
 }
+
+/// The pitch of interleaved stereo samples (left channel) in Hz: its swings from below -1000 to
+/// above +1000 a second (a hysteresis, so that the faint noise of a codec's silence counts none).
+public func pitch(_ samples: [Int16]) -> Double {
+    var swings = 0
+    var high: Bool?
+    for index in stride(from: 0, to: samples.count, by: 2) {
+        let sample = samples[index]
+        if sample > 1000, high != true {
+            if high == false { swings += 1 }
+            high = true
+        } else if sample < -1000, high != false {
+            high = false
+        }
+    }
+    return Double(swings) / (Double(samples.count / 2) / 44_100.0)
+}
