@@ -39,6 +39,10 @@ extension ConfigurationSchema {
             }
         }
         var stations = RadioStations(), values: [ResolvedValue] = [], unknown: [String] = []
+        var fallbacks: [(key: String, id: String, fallback: JSONValue)] = []
+        func fail(_ key: String, _ error: CommandError) -> ConfigurationError {
+            ConfigurationError(key: error.field.map { "\(key).\($0)" } ?? key, source: source, reason: error.message)
+        }
         let items = listItems(file, "radio.stations")
         for index in items.keys.sorted() {
             let item = items[index] ?? [:], key = "radio.stations[\(index)]"
@@ -46,19 +50,26 @@ extension ConfigurationSchema {
                 throw ConfigurationError(key: key, source: source, reason: "must be a mapping with a name and a url")
             }
             var arguments: [String: JSONValue] = [:]
-            for field in ["id", "name", "url", "fallback"] { if let text = item[field] { arguments[field] = .string(text) } }
-            // A fallback may name a station further down the list: checked once all are in.
-            let fallback = arguments.removeValue(forKey: "fallback")
+            for field in ["id", "name", "url"] { if let text = item[field] { arguments[field] = .string(text) } }
             do throws(CommandError) {
                 let station = try stations.add(CommandArguments(arguments))
-                if let fallback { _ = try stations.update(CommandArguments(["id": .string(station.id), "fallback": fallback])) }
+                // A fallback may name a station further down the list: set once all are in.
+                if let fallback = item["fallback"] { fallbacks.append((key, station.id, .string(fallback))) }
                 values.append(ResolvedValue(
                     key: ConfigKey(path: key, kind: .text, defaultValue: nil, secret: false),
-                    value: "\(station.id): \(station.name) <\(station.url)>", source: source))
+                    value: "\(station.id): \(station.name) <\(station.url)>" + (item["fallback"].map { ", fallback \($0)" } ?? ""),
+                    source: source))
             } catch {
-                throw ConfigurationError(key: error.field.map { "\(key).\($0)" } ?? key, source: source, reason: error.message)
+                throw fail(key, error)
             }
             unknown += item.keys.filter { !["id", "name", "url", "fallback"].contains($0) }.sorted().map { "\(key).\($0) (in \(source))" }
+        }
+        for (key, id, fallback) in fallbacks {
+            do throws(CommandError) {
+                _ = try stations.update(CommandArguments(["id": .string(id), "fallback": fallback]))
+            } catch {
+                throw fail(key, error)
+            }
         }
         let radio = Configuration.Radio(
             stations: stations.stations, directory: directory,

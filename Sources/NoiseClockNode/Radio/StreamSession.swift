@@ -37,6 +37,14 @@ final class StreamSession {
                 resolver: resolver(timeoutSeconds: 10, caFile: caFile))
         }
 
+        /// An alarm (SPEC §15): the first failure gives way to the fallback; each wait at most
+        /// `start_timeout_s`.
+        static func alarm(startTimeoutSeconds: Int, bufferSeconds: Int, caFile: String? = nil) -> Policy {
+            Policy(
+                giveUpAfter: .zero, stream: options(bufferSeconds: bufferSeconds, openSeconds: startTimeoutSeconds, caFile: caFile),
+                resolver: resolver(timeoutSeconds: startTimeoutSeconds, caFile: caFile))
+        }
+
         private static func options(bufferSeconds: Int, openSeconds: Int, caFile: String?) -> StreamOptions {
             var options = StreamOptions(openTimeout: .seconds(openSeconds), stallTimeout: .seconds(bufferSeconds))
             if let caFile { options.caFile = caFile }

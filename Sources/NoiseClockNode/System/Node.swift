@@ -133,7 +133,9 @@ public struct Node: Sendable {
         alarms = AlarmScheduler(
             state: stored.state, writer: writer, hub: hub, time: time, arbiter: arbiter, library: sounds,
             alarms: configuration.alarms, holidays: configuration.wake.holidays,
-            lamps: WakeLamps(lamps: configuration.wake.lights, transport: transport), logger: logger)
+            lamps: WakeLamps(lamps: configuration.wake.lights, transport: transport),
+            radio: radio.flatMap { radio in arbiter.map { AlarmRadio(player: radio, arbiter: $0, hub: hub, time: time, logger: logger) } },
+            logger: logger)
         let timers = TimerScheduler(
             book: storedTimers.book, writer: writer, hub: hub, time: time, arbiter: arbiter, library: sounds,
             ringTimeoutSeconds: configuration.timers.ringTimeoutSeconds, graceMinutes: configuration.alarms.missedGraceMinutes,
