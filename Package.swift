@@ -116,8 +116,6 @@ let package = Package(
                 "NoiseClockSystem",
                 "NoiseClockYAML",
                 "NoiseClockDisplay",
-                "NoiseClockStreams",
-                "NoiseClockHTTP",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             plugins: ["VersionStamp"]
