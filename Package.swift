@@ -116,6 +116,8 @@ let package = Package(
                 "NoiseClockSystem",
                 "NoiseClockYAML",
                 "NoiseClockDisplay",
+                "NoiseClockStreams",
+                "NoiseClockHTTP",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             plugins: ["VersionStamp"]

@@ -81,4 +81,6 @@ public enum StateTopic {
     public static let kids = "kids"
     /// The night light: on or off, its colour, brightness and end (SPEC §13).
     public static let nightLight = "nightlight"
+    /// The radio: what plays, its state and title, the stations (SPEC §15).
+    public static let radio = "radio"
 }

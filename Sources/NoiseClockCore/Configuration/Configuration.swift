@@ -93,6 +93,7 @@ public struct Configuration: Sendable, Hashable {
     public var wake = Wake()
     /// Smart buttons the node listens to itself (`buttons`).
     public var buttons: [Configuration.Button] = []
+    public var radio = Radio()
 
     public var topics: Topics { Topics(base: mqtt.baseTopic, nodeID: node.id) }
 }
@@ -204,7 +205,7 @@ public enum ConfigurationSchema {
         ConfigKey(path: "display.longitude", kind: .optionalNumber(-180...180), defaultValue: "", secret: false),
         ConfigKey(path: "display.lux_topic", kind: .optionalTopic, defaultValue: "", secret: false),
         ConfigKey(path: "display.light_sensor", kind: .nonEmpty, defaultValue: "auto", secret: false),
-    ] + faceKeys + sessionKeys + wakeKeys
+    ] + faceKeys + sessionKeys + wakeKeys + radioKeys
 
     /// Environment variables that are not keys but are still ours.
     public static let otherVariables: Set<String> = ["NOISECLOCK_CONFIG"]
@@ -295,6 +296,8 @@ public enum ConfigurationSchema {
                 key: missing, source: resolved[missing]?.source ?? "default",
                 reason: "a position for sunset and sunrise needs both display.latitude and display.longitude")
         }
+        let radio = try radio(resolved, file: file, fileName: fileName)
+        unknown += radio.unknown
         let configuration = Configuration(
             node: .init(id: string("node.id"), name: string("node.name")),
             mqtt: .init(
@@ -324,9 +327,9 @@ public enum ConfigurationSchema {
             timers: .init(ringTimeoutSeconds: int("timers.ring_timeout_s")),
             meditations: .init(directory: string("meditations.dir")),
             homeAssistant: .init(alarmTimeEntity: .init(rawValue: string("homeassistant.alarm_time_entity")) ?? .text),
-            wake: Configuration.Wake(holidays: try wake(resolved).holidays, lights: lamps.lamps), buttons: buttons.buttons)
+            wake: Configuration.Wake(holidays: try wake(resolved).holidays, lights: lamps.lamps), buttons: buttons.buttons, radio: radio.radio)
         return ResolvedConfiguration(
-            configuration: configuration, values: keys.compactMap { resolved[$0.path] } + lamps.values + buttons.values, unknownKeys: unknown)
+            configuration: configuration, values: keys.compactMap { resolved[$0.path] } + lamps.values + buttons.values + radio.values, unknownKeys: unknown)
     }
 
     private static func derivedDefault(_ path: String, resolved: [String: ResolvedValue], hostname: String) -> String {

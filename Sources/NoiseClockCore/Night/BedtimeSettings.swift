@@ -86,13 +86,24 @@ public struct BedtimeSettings: Sendable, Hashable {
 
     /// `patch` with its sounds resolved to the catalogue's noise sounds (by id or name, as the
     /// noise verbs take them); an unknown one is an error naming `bedtime.sounds`.
+    /// A station (`radio:<id or name>`, SPEC §15) is one of `stations` and plays alone.
     public static func resolvingSounds(
-        _ patch: [String: JSONValue], in catalog: SoundCatalog, path: String = "bedtime"
+        _ patch: [String: JSONValue], in catalog: SoundCatalog, stations: RadioStations = RadioStations(), path: String = "bedtime"
     ) throws(CommandError) -> [String: JSONValue] {
         guard case .array(let items)? = patch["sounds"] else { return patch }
         var resolved = patch
         var ids: [JSONValue] = []
         for item in items {
+            if let name = item.stringValue, name.hasPrefix("radio:") {
+                guard let station = stations.station(named: String(name.dropFirst("radio:".count))) else {
+                    throw CommandError(.notFound, "no station \(item.serialized)", field: "\(path).sounds")
+                }
+                guard items.count == 1 else {
+                    throw .invalidField("\(path).sounds", "a station plays alone, not with other sounds")
+                }
+                ids.append(.string("radio:\(station.id)"))
+                continue
+            }
             guard let name = item.stringValue, let sound = catalog.sound(named: name), sound.kind == .noise else {
                 throw CommandError(.notFound, "no noise sound \(item.serialized)", field: "\(path).sounds")
             }

@@ -70,8 +70,31 @@ public struct RadioStation: Sendable, Hashable, Identifiable {
 /// never the station itself.
 public struct RadioStations: Sendable, Hashable {
     public private(set) var stations: [RadioStation]
+    /// The ids of the configuration file's stations: listed first, changed only in the file.
+    public let fixed: Set<String>
 
-    public init(_ stations: [RadioStation] = []) { self.stations = stations }
+    public init(_ stations: [RadioStation] = []) {
+        self.stations = stations
+        fixed = []
+    }
+
+    /// The file's stations, then those added at run time (one whose id or name a file's station
+    /// took meanwhile is left out: the file wins).
+    public init(file: [RadioStation], added: [RadioStation]) {
+        var stations = file
+        for station in added where !stations.contains(where: { $0.id == station.id || $0.name.lowercased() == station.name.lowercased() }) {
+            stations.append(station)
+        }
+        // A fallback that names no station any more falls back to nothing.
+        for index in stations.indices where stations[index].fallback.map({ id in !stations.contains { $0.id == id } }) ?? false {
+            stations[index].fallback = nil
+        }
+        self.stations = Array(stations.prefix(RadioStation.maximumCount))
+        fixed = Set(file.map(\.id))
+    }
+
+    /// The stations added at run time (what the store keeps).
+    public var added: [RadioStation] { stations.filter { !fixed.contains($0.id) } }
 
     /// The station with this id, or else this name (any case).
     public func station(named reference: String) -> RadioStation? {
@@ -104,6 +127,7 @@ public struct RadioStations: Sendable, Hashable {
     public mutating func update(_ arguments: CommandArguments) throws(CommandError) -> RadioStation {
         guard let id = try arguments.string("id") else { throw .invalidField("id", "is required") }
         guard let index = stations.firstIndex(where: { $0.id == id }) else { throw CommandError(.notFound, "no station \(id)", field: "id") }
+        try refuseFixed(id)
         var station = stations[index]
         if let name = try arguments.string("name") {
             try RadioStation.validateName(name)
@@ -124,9 +148,16 @@ public struct RadioStations: Sendable, Hashable {
     /// `radio/station/delete`: `{"id"}`; the stations that fell back to it no longer do.
     public mutating func delete(id: String) throws(CommandError) -> RadioStation {
         guard let index = stations.firstIndex(where: { $0.id == id }) else { throw CommandError(.notFound, "no station \(id)", field: "id") }
+        try refuseFixed(id)
         let removed = stations.remove(at: index)
         for i in stations.indices where stations[i].fallback == id { stations[i].fallback = nil }
         return removed
+    }
+
+    private func refuseFixed(_ id: String) throws(CommandError) {
+        guard !fixed.contains(id) else {
+            throw CommandError(.conflict, "\(id) is set in the configuration file (radio.stations); change it there", field: "id")
+        }
     }
 
     private func fallback(_ arguments: CommandArguments, of id: String) throws(CommandError) -> String? {

@@ -62,6 +62,16 @@ extension AlarmScheduler {
     /// the tone that rang.
     func startTone(for id: String, escalated: Bool = false) {
         let alarm = try? state.book.alarm(id)
+        if !escalated, let alarm, let radio, AlarmRadio.isStation(alarm.sound) {
+            // A station, its fallbacks, then the built-in tone (SPEC §15).
+            let started = radio.start(alarmID: id, sound: alarm.sound, volume: alarm.volume, rampSeconds: alarm.fadeInSeconds) { [self] in
+                arbiter?.ring(
+                    .alarm, sound: defaultSound, kind: .alarm, fallback: defaultSound, library: library, volume: alarm.volume,
+                    rampSeconds: 0, logger: logger)
+            }
+            if started { return }
+        }
+        radio?.stop()
         if escalated {
             arbiter?.ring(
                 .alarm, sound: alarm.map(escalationSound) ?? defaultSound, kind: .alarm, fallback: defaultSound, library: library,
@@ -69,17 +79,28 @@ extension AlarmScheduler {
             return
         }
         arbiter?.ring(
-            .alarm, sound: alarm?.sound ?? defaultSound, kind: .alarm, fallback: defaultSound, library: library, volume: alarm?.volume ?? 80,
+            .alarm, sound: toneSound(alarm), kind: .alarm, fallback: defaultSound, library: library, volume: alarm?.volume ?? 80,
             rampSeconds: alarm?.fadeInSeconds ?? 30, logger: logger)
     }
 
     /// The tone `alarm` escalates to.
-    func escalationSound(_ alarm: Alarm) -> String { alarm.escalateSound.isEmpty ? alarm.sound : alarm.escalateSound }
+    /// A station's alarm escalates to the built-in tone unless it names a tone of its own.
+    func escalationSound(_ alarm: Alarm) -> String {
+        let sound = alarm.escalateSound.isEmpty ? alarm.sound : alarm.escalateSound
+        return AlarmRadio.isStation(sound) ? defaultSound : sound
+    }
+
+    /// The tone an alarm rings: a station's alarm's is the built-in tone (its fallback's last).
+    func toneSound(_ alarm: Alarm?) -> String {
+        guard let alarm, !AlarmRadio.isStation(alarm.sound) else { return defaultSound }
+        return alarm.sound
+    }
 
     /// Stops the tone when the alarm that rang is over. When another alarm rings now (it was
     /// waiting), its own ring outcome follows and its tone takes over from this one.
     func stopToneUnlessRinging() {
         guard state.ringing.phase != .ringing else { return }
+        radio?.stop()
         arbiter?.stopTone(.alarm)
     }
 
@@ -191,7 +212,9 @@ extension AlarmScheduler {
         // The tone an alarm escalates to is decoded ahead too: it starts while the first one rings.
         let alarms = soon.map { id in try? state.book.alarm(id) }
         let escalations = alarms.compactMap { $0 }.filter { $0.escalateAfterSeconds > 0 }.map(escalationSound)
-        library.keepReady(alarms.map { $0?.sound ?? defaultSound } + escalations, for: "alarms")
+        library.keepReady(alarms.map(toneSound) + escalations, for: "alarms")
+        // A station is connected ahead; its fallback tone is kept decoded above.
+        radio?.prepare(alarms.compactMap { $0.map { (alarmID: $0.id, sound: $0.sound) } })
         guard !soon.isEmpty else { return }
         arbiter.prepare()
     }
@@ -203,8 +226,16 @@ extension AlarmScheduler {
 
     var defaultSound: String { library.catalog.defaultSound(of: .alarm)?.id ?? "" }
 
+    /// A tone of the alarm catalog, or for `sound` a station (`radio:<id or name>`, SPEC §15).
     func alarmSound(_ reference: String, field: String = "sound") throws(CommandError) -> String {
-        try library.sound(reference, field: field, kind: .alarm).id
+        if AlarmRadio.isStation(reference) {
+            guard field == "sound" else { throw .invalidField(field, "an escalation rings a tone, not a station") }
+            guard let station = radio?.station(ofSound: reference) else {
+                throw CommandError(.notFound, "no station \(reference.dropFirst("radio:".count))", field: field)
+            }
+            return "radio:\(station.id)"
+        }
+        return try library.sound(reference, field: field, kind: .alarm).id
     }
 
     func newID(in book: AlarmBook) -> String {

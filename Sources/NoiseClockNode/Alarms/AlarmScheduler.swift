@@ -60,6 +60,8 @@ public final class AlarmScheduler {
     /// The wake phases' memory: the view last published, the last dismissal, the ring seen last.
     var wakeTracking = WakeTracking()
     nonisolated let wakeUp = WakeUp()
+    /// Alarms that wake to a station (`sound: "radio:<id>"`); nil without audio.
+    let radio: AlarmRadio?
 
     public nonisolated convenience init(
         state: State, store: any Store, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
@@ -72,9 +74,10 @@ public final class AlarmScheduler {
 
     public nonisolated init(
         state: State, writer: StoreWriter, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
-        alarms: Configuration.Alarms, holidays: HolidayCalendar? = nil, lamps: WakeLamps? = nil, logger: Logger
+        alarms: Configuration.Alarms, holidays: HolidayCalendar? = nil, lamps: WakeLamps? = nil, radio: AlarmRadio? = nil, logger: Logger
     ) {
         self.ledger = Ledger(Self.documentName, state, writer: writer) { $0.stored }
+        self.radio = radio
         self.holidays = holidays
         self.lamps = lamps
         self.hub = hub

@@ -4,6 +4,7 @@ import NoiseClockAudio
 import NoiseClockCore
 import NoiseClockHub
 import NoiseClockSystem
+import Synchronization
 
 /// What the noise player needs of the audio engine; `AudioEngine` in the node, a mixer without a
 /// device in fast tests.
@@ -48,6 +49,8 @@ public final class NoisePlayer {
     /// Wakes `NoiseService` when the mix or the preview changes, so no verb can forget it: it then
     /// sleeps until the new `nextTick`, or without a timer while nothing is timed.
     public nonisolated let wakeUp = WakeUp()
+    /// The radio half of the one player (`NoisePlayer+Radio`).
+    nonisolated let radioSlot = Mutex<WeakRadio>(WeakRadio())
 
     /// What `noise.json` holds.
     struct Document: Equatable {
@@ -102,6 +105,12 @@ public final class NoisePlayer {
     // MARK: Verbs
 
     public func play(_ references: [(sound: String, volume: Int?)], volume: Int?, sleepMinutes: Int?) async throws(CommandError) -> JSONValue {
+        if let station = references.lazy.compactMap({ RadioPlayer.station(inSound: $0.sound) }).first {
+            // `radio:<id>`: a station, which plays alone.
+            guard references.count == 1 else { throw .invalidField("sound", "a station (radio:\(station)) plays alone, not with other sounds") }
+            guard let radio else { throw CommandError(.unavailable, "the radio is not available", field: "sound") }
+            return try await radio.play(station: station, url: nil, volume: volume, sleepMinutes: sleepMinutes)
+        }
         let layers = try references.map { reference throws(CommandError) in
             NoiseMix.Layer(id: try library.sound(reference.sound, field: "sound").id, volume: reference.volume ?? 100)
         }
@@ -143,9 +152,11 @@ public final class NoisePlayer {
         }
     }
 
+    /// Stops the noise, and the station that plays unless `radio` is false (a station starting).
     @discardableResult
-    public func stop(reason: String = "command") async throws(CommandError) -> JSONValue {
-        try await change { document throws(CommandError) in Self.stop(reason: reason, in: &document) }
+    public func stop(reason: String = "command", radio stopsRadio: Bool = true) async throws(CommandError) -> JSONValue {
+        if stopsRadio, let radio, radio.isPlaying { try await radio.stop(reason: reason) }
+        return try await change { document throws(CommandError) in Self.stop(reason: reason, in: &document) }
     }
 
     /// Stops the mix when it plays, else plays the last one again (decided in its turn, on the
@@ -161,6 +172,11 @@ public final class NoisePlayer {
     /// `power` (`on`), or `toggle` (nil): on plays the last mix again (the default noise when
     /// there is none), off stops.
     private func powerChange(on: Bool?) async throws(CommandError) -> JSONValue {
+        if let radio, radio.isPlaying {
+            // The player plays a station: toggle and OFF stop it, ON leaves it playing.
+            if on != true { try await radio.stop() }
+            return current
+        }
         let fallback = library.catalog.defaultSound(of: .noise).map { [NoiseMix.Layer(id: $0.id, volume: 100)] } ?? []
         // What it will most likely play, opened ahead; a layer it turns out to play without a
         // source opened here is opened when it is applied.
@@ -186,6 +202,7 @@ public final class NoisePlayer {
     }
 
     public func setSleepTimer(minutes: Int) async throws(CommandError) -> JSONValue {
+        if !mix.playing, let radio, radio.isPlaying { return try await radio.setSleepTimer(minutes: minutes) }
         let now = time.now()
         return try await change { document throws(CommandError) in
             if minutes > 0 && !document.mix.playing {
@@ -350,6 +367,8 @@ public final class NoisePlayer {
             apply(from: made.before.mix)
             for case let event? in made.effects { hub.emit(time.event(event.name, event.details)) }
         }
+        // One player: the noise that starts stops the station.
+        if mix.playing, let radio, radio.isPlaying { try await radio.stop(reason: "noise") }
         return current
     }
 

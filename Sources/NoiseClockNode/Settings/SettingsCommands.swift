@@ -1,5 +1,6 @@
 import NoiseClockCore
 import NoiseClockHub
+import NoiseClockSystem
 
 /// `settings` (SPEC §2): a partial settings object, decoded into a `SettingsPatch` and stored. The
 /// settings model emits `B/settings` and the settings signal, which wakes the services that depend
@@ -11,12 +12,14 @@ struct SettingsCommands: CommandGroup {
     let hub: StateHub
     /// `settings.meditation`'s sounds are resolved against it: no unknown sound is stored.
     var catalog = SoundCatalog(sounds: [])
+    /// `settings.bedtime.sounds` may name one of these (`radio:<id>`).
+    var stations: @NodeActor @Sendable () -> RadioStations = { RadioStations() }
 
     func addCommands(to router: inout CommandRouter) {
         router.add("settings", shape: .object(bareValue: nil)) { arguments in
             var patch = try SettingsPatch(arguments)
             if let meditation = patch.meditation { patch.meditation = try MeditationSettings.resolvingSounds(meditation, in: catalog) }
-            if let bedtime = patch.bedtime { patch.bedtime = try BedtimeSettings.resolvingSounds(bedtime, in: catalog) }
+            if let bedtime = patch.bedtime { patch.bedtime = try BedtimeSettings.resolvingSounds(bedtime, in: catalog, stations: await stations()) }
             let before = settings.current
             let after = try await settings.change(patch)
             if after != before {

@@ -29,6 +29,8 @@ public struct Node: Sendable {
     public let arbiter: AudioArbiter?
     /// The noise player; nil when the node runs without audio.
     public let noise: NoisePlayer?
+    /// The radio; nil when the node runs without audio.
+    public let radio: RadioPlayer?
     public let alarms: AlarmScheduler
     /// The countdown timers (SPEC §10).
     public let timers: TimerScheduler
@@ -108,6 +110,12 @@ public struct Node: Sendable {
                 library: sounds, arbiter: $0, writer: writer, hub: hub, time: time,
                 fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
         }
+        let radio = arbiter.map { [noise] in
+            RadioPlayer(
+                configuration: configuration.radio, arbiter: $0, noise: noise, writer: writer, hub: hub, time: time,
+                fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
+        }
+        self.radio = radio
         // Names and options in the language in force, made again in the new one when the
         // settings' language changes (the settings signal).
         let drivesScreen = screen != nil, catalogs = language.catalogs
@@ -125,7 +133,9 @@ public struct Node: Sendable {
         alarms = AlarmScheduler(
             state: stored.state, writer: writer, hub: hub, time: time, arbiter: arbiter, library: sounds,
             alarms: configuration.alarms, holidays: configuration.wake.holidays,
-            lamps: WakeLamps(lamps: configuration.wake.lights, transport: transport), logger: logger)
+            lamps: WakeLamps(lamps: configuration.wake.lights, transport: transport),
+            radio: radio.flatMap { radio in arbiter.map { AlarmRadio(player: radio, arbiter: $0, hub: hub, time: time, logger: logger) } },
+            logger: logger)
         let timers = TimerScheduler(
             book: storedTimers.book, writer: writer, hub: hub, time: time, arbiter: arbiter, library: sounds,
             ringTimeoutSeconds: configuration.timers.ringTimeoutSeconds, graceMinutes: configuration.alarms.missedGraceMinutes,
@@ -153,7 +163,7 @@ public struct Node: Sendable {
         router = CommandRouter(groups: [
             SystemCommands(status: status, catalog: sounds.catalog, language: language),
             SettingsCommands(
-                settings: settings, time: time, hub: hub, catalog: sounds.catalog),
+                settings: settings, time: time, hub: hub, catalog: sounds.catalog, stations: { radio?.stations ?? RadioStations() }),
             WakeCommands(settings: settings, time: time),
             AlarmCommands(scheduler: alarms, language: language),
             TimerCommands(timers: timers, language: language),
@@ -163,7 +173,7 @@ public struct Node: Sendable {
             NightLightCommands(light: nightLight),
             MeditationLibraryCommands(library: meditations),
             MeditationCommands(session: meditation),
-        ] + (noise.map { [NoiseCommands(player: $0)] } ?? []))
+        ] + (noise.map { [NoiseCommands(player: $0)] } ?? []) + (radio.map { [RadioCommands(player: $0)] } ?? []))
     }
 
     /// Sunrise and sunset from `display.latitude`/`longitude`, in the zone in force; none without them.
@@ -241,6 +251,7 @@ public struct Node: Sendable {
             services.append(BatteryService(source: battery, hub: hub, time: time, lowThreshold: configuration.battery.lowThreshold))
         }
         if let noise { services.append(NoiseService(player: noise, clock: time.clock)) }
+        if let radio { services.append(ClockworkService("RadioService", radio)) }
         if let lightSensor { services.append(LightSensorService(sensor: lightSensor, display: display, hub: hub, logger: logger)) }
         // Last: it tells systemd READY=1 once the services above have started.
         services.append(

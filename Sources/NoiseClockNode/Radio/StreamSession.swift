@@ -1,0 +1,194 @@
+import FoundationEssentials
+import NoiseClockCore
+import NoiseClockHTTP
+import NoiseClockStreams
+import NoiseClockSystem
+
+/// One station sounding, from its start to its stop: its playlist resolved (at every start:
+/// stations move their servers), its streams tried in order, and a stream that drops or stalls
+/// connected again with backoff (1 s doubling to 30 s) while what is buffered plays out (SPEC §15).
+/// One `StreamBuffer` and one `StreamSource` for its whole life: the mixer keeps the same input
+/// across reconnects, playing silence while the network is behind.
+///
+/// Network and decoding run on the receiver's thread; the session itself lives on the loop and
+/// only reacts to the receiver's few events (connected, sounding, a title, ended), which arrive in
+/// order through one `AsyncStream`. Nothing of it wakes the node while no stream plays.
+@NodeActor
+final class StreamSession {
+    /// What to play: a station, or an address played as it is.
+    struct Target: Sendable, Hashable {
+        var station: String?
+        var name: String
+        var url: String
+    }
+
+    /// How long a session keeps trying, and how patient each try is.
+    struct Policy: Sendable {
+        /// Down for this long (no sound), the session fails; 0: at the first failure (an alarm,
+        /// which then turns to its fallback).
+        var giveUpAfter: Duration
+        var stream: StreamOptions
+        var resolver: StationResolver
+
+        /// Listening (SPEC §15): five minutes of retrying before `failed`.
+        static func listening(bufferSeconds: Int, caFile: String? = nil) -> Policy {
+            Policy(
+                giveUpAfter: .seconds(300), stream: options(bufferSeconds: bufferSeconds, openSeconds: 10, caFile: caFile),
+                resolver: resolver(timeoutSeconds: 10, caFile: caFile))
+        }
+
+        /// An alarm (SPEC §15): the first failure gives way to the fallback; each wait at most
+        /// `start_timeout_s`.
+        static func alarm(startTimeoutSeconds: Int, bufferSeconds: Int, caFile: String? = nil) -> Policy {
+            Policy(
+                giveUpAfter: .zero, stream: options(bufferSeconds: bufferSeconds, openSeconds: startTimeoutSeconds, caFile: caFile),
+                resolver: resolver(timeoutSeconds: startTimeoutSeconds, caFile: caFile))
+        }
+
+        private static func options(bufferSeconds: Int, openSeconds: Int, caFile: String?) -> StreamOptions {
+            var options = StreamOptions(openTimeout: .seconds(openSeconds), stallTimeout: .seconds(bufferSeconds))
+            if let caFile { options.caFile = caFile }
+            return options
+        }
+
+        private static func resolver(timeoutSeconds: Int, caFile: String?) -> StationResolver {
+            StationResolver(limits: HTTPLimits(maxBodyBytes: 64 << 10, timeout: .seconds(timeoutSeconds), caFile: caFile))
+        }
+    }
+
+    let target: Target
+    let buffer: StreamBuffer
+    /// What the mixer plays: the buffer, silence while it is empty; ends once the session stops
+    /// and what was buffered has played.
+    let source: StreamSource
+    private let policy: Policy
+    private let clock: NodeClock
+    private let onChange: @NodeActor (StreamSession) -> Void
+
+    private(set) var phase: RadioState.Phase = .connecting
+    private(set) var info: StreamInfo?
+    private(set) var title: String?
+    /// Why the last try failed (cleared once the stream sounds again).
+    private(set) var error: String?
+    /// How many times the stream began to sound (1 after the first start; more after reconnects).
+    private(set) var soundings = 0
+    private var receiver: StreamReceiver?
+    private var task: Task<Void, Never>?
+    private var stopped = false
+
+    init(
+        target: Target, bufferSeconds: Int, policy: Policy, clock: NodeClock,
+        onChange: @escaping @NodeActor (StreamSession) -> Void
+    ) {
+        self.target = target
+        buffer = StreamBuffer(seconds: Double(bufferSeconds))
+        source = StreamSource(buffer: buffer)
+        self.policy = policy
+        self.clock = clock
+        self.onChange = onChange
+    }
+
+    /// Starts connecting (once).
+    func start() {
+        guard task == nil, !stopped else { return }
+        task = NodeActor.task { await self.run() }
+    }
+
+    /// Ends the session: the receiver stops within ~100 ms, a backoff wait ends at once; what is
+    /// buffered may still play out (the mixer's fade), then the source ends. No change is reported
+    /// after this.
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        receiver?.stop()
+        task?.cancel()
+        buffer.finish()
+    }
+
+    var isStopped: Bool { stopped }
+
+    // MARK: The life of the session
+
+    private func run() async {
+        var delay = Duration.seconds(1)
+        var downSince = ContinuousClock.now
+        while !stopped {
+            let sounded = await attempt()
+            guard !stopped else { break }
+            if sounded {
+                delay = .seconds(1)
+                downSince = .now
+            }
+            if ContinuousClock.now - downSince >= policy.giveUpAfter {
+                change(to: .failed)
+                break
+            }
+            change(to: .retrying)
+            do { try await clock.sleep(delay) } catch { break }
+            delay = min(delay * 2, .seconds(30))
+        }
+        receiver = nil
+        buffer.finish()
+    }
+
+    /// One try: the station's streams resolved, each tried in turn until one connects. True when a
+    /// stream sounded (and then ended); false when none did.
+    private func attempt() async -> Bool {
+        if phase != .retrying { change(to: .connecting) }
+        let streams: [String]
+        do throws(HTTPError) {
+            streams = try await policy.resolver.streams(of: target.url)
+        } catch {
+            self.error = error.message
+            return false
+        }
+        for url in streams {
+            guard !stopped else { return false }
+            let outcome = await receive(url)
+            if let failure = outcome.error { self.error = failure.message }
+            if outcome.sounded { return true }
+        }
+        return false
+    }
+
+    /// Plays `url` until its receiver ends; whether it sounded, and its error (nil when stopped).
+    private func receive(_ url: String) async -> (sounded: Bool, error: StreamError?) {
+        let (events, continuation) = AsyncStream.makeStream(of: StreamEvent.self)
+        let receiver = StreamReceiver(url: url, into: buffer, options: policy.stream) { event in
+            continuation.yield(event)
+            if case .ended = event { continuation.finish() }
+        }
+        self.receiver = receiver
+        receiver.start()
+        // Stopped before it began: it ends at once.
+        if stopped { receiver.stop() }
+        var sounded = false
+        for await event in events {
+            guard !stopped else { continue }
+            switch event {
+            case .connected(let info):
+                self.info = info
+                change(to: .buffering)
+            case .sounding:
+                sounded = true
+                soundings += 1
+                error = nil
+                change(to: .playing)
+            case .title(let title):
+                self.title = title
+                onChange(self)
+            case .ended(let error):
+                self.receiver = nil
+                return (sounded, error)
+            }
+        }
+        self.receiver = nil
+        return (sounded, nil)
+    }
+
+    private func change(to phase: RadioState.Phase) {
+        guard !stopped else { return }
+        self.phase = phase
+        onChange(self)
+    }
+}
