@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "noiseclock", targets: ["noiseclock"]),
+        .executable(name: "noiseclock-stream", targets: ["noiseclock-stream"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -59,14 +60,19 @@ let package = Package(
             dependencies: ["CMpg123", "CALSA", "NoiseClockCore", "NoiseClockSystem", .product(name: "Logging", package: "swift-log")]
         ),
 
-        // Streams (SPEC §15): FFmpeg's libavformat, libavcodec and libswresample, seen only by
-        // NoiseClockStreams (a receiver thread per stream, a bounded buffer the mixer reads).
+        // Streams (SPEC §15). NoiseClockStreams is what the node links: the bounded buffer the
+        // mixer reads, playlists, and `StreamProcess`, which runs the `noiseclock-stream` helper.
+        // FFmpeg's libavformat, libavcodec and libswresample are seen only by NoiseClockFFmpeg, and
+        // linked only into that helper: Debian's libavformat brings libxml2 and ICU, which the
+        // node's process never loads (and a decoder's crash on a hostile stream is the helper's).
+        .target(name: "NoiseClockStreams", dependencies: ["NoiseClockAudio", "NoiseClockHTTP", "NoiseClockSystem"]),
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]
         ),
-        .target(name: "NoiseClockStreams", dependencies: ["CFFmpeg", "NoiseClockAudio", "NoiseClockHTTP", "NoiseClockSystem"]),
+        .target(name: "NoiseClockFFmpeg", dependencies: ["CFFmpeg", "NoiseClockStreams", "NoiseClockAudio", "NoiseClockSystem"]),
+        .executableTarget(name: "noiseclock-stream", dependencies: ["NoiseClockFFmpeg", "NoiseClockStreams", "NoiseClockSystem"]),
 
         // HTTP for the node's small fetches (playlists, the directory, weather, calendars): Debian's
         // libcurl, seen only by NoiseClockHTTP.
@@ -146,7 +152,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NoiseClockStreamsTests",
-            dependencies: ["NoiseClockStreams", "NoiseClockHTTP", "NoiseClockAudio", "NoiseClockTestSupport"]
+            dependencies: ["NoiseClockStreams", "NoiseClockFFmpeg", "NoiseClockHTTP", "NoiseClockAudio", "NoiseClockTestSupport"]
         ),
         .testTarget(name: "NoiseClockPowerTests", dependencies: ["NoiseClockPower", "NoiseClockCore"]),
         .testTarget(name: "NoiseClockDisplayTests", dependencies: ["NoiseClockDisplay", "NoiseClockSystem"]),

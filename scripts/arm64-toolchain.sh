@@ -77,7 +77,7 @@ if [ ! -e "$dir/sysroot.done" ]; then
   log "trixie arm64 sysroot (mmdebstrap under qemu; several minutes)"
   rm -rf "$dir/sysroot" "$dir/swift-arm64.done"
   mmdebstrap --quiet --arch=arm64 --variant=minbase "${apt_options[@]}" \
-    --include=libc6-dev,libgcc-14-dev,libstdc++-14-dev,libmosquitto-dev,libmpg123-dev,libasound2-dev,libupower-glib-dev,libyaml-dev,pkgconf,debhelper,dpkg-dev,binutils \
+    --include=libc6-dev,libgcc-14-dev,libstdc++-14-dev,libmosquitto-dev,libmpg123-dev,libasound2-dev,libupower-glib-dev,libyaml-dev,libavformat-dev,libavcodec-dev,libswresample-dev,libavutil-dev,libcurl4-openssl-dev,pkgconf,debhelper,dpkg-dev,binutils \
     trixie "$dir/sysroot" "$mirror"
   touch "$dir/sysroot.done"
 fi

@@ -19,7 +19,9 @@ public enum Spawning {
     /// a store file being written), even where a library opened one without close-on-exec. A child
     /// left running in the background would otherwise keep the broker's connection open after the
     /// node has gone, and hold back its last will. 0, or an error number.
-    public static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) -> Int32 {
-        nc_spawn_close_from(&actions, 3)
+    /// `from`: the first descriptor closed (a child given more than stdin, stdout and stderr
+    /// keeps those below it).
+    public static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t, from first: Int32 = 3) -> Int32 {
+        nc_spawn_close_from(&actions, first)
     }
 }

@@ -42,7 +42,7 @@ struct LayoutTests {
         #expect(cModules.count >= 5, "\(cModules)")
         let adapters: [String: Set<String>] = [
             "NoiseClockMQTT": ["CMosquitto"], "NoiseClockAudio": ["CMpg123", "CALSA"], "NoiseClockPower": ["CUPower"],
-            "NoiseClockYAML": ["CYAML"], "NoiseClockSystem": ["CTimerFD"], "NoiseClockStreams": ["CFFmpeg"],
+            "NoiseClockYAML": ["CYAML"], "NoiseClockSystem": ["CTimerFD"], "NoiseClockFFmpeg": ["CFFmpeg"],
             "NoiseClockHTTP": ["CCurl"],
         ]
         for file in swiftFiles(under: "Sources") + swiftFiles(under: "Tests") + swiftFiles(under: "bench") {

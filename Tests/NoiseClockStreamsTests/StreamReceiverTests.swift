@@ -5,6 +5,7 @@ import NoiseClockTestSupport
 import Synchronization
 import Testing
 @testable import NoiseClockStreams
+import NoiseClockFFmpeg
 
 /// What a receiver reported, for a test to wait on.
 final class StreamEvents: Sendable {
@@ -26,6 +27,11 @@ final class StreamEvents: Sendable {
         _ = await eventually { self.ending != nil }
         return ending
     }
+}
+
+extension StreamReceiver {
+    /// The buffer a test's receiver writes into.
+    var buffer: StreamBuffer { output as! StreamBuffer }
 }
 
 /// Starts a receiver of `url` into a new buffer; stopped when the test's scope ends.

@@ -72,7 +72,7 @@ final class StreamSession {
     private(set) var error: String?
     /// How many times the stream began to sound (1 after the first start; more after reconnects).
     private(set) var soundings = 0
-    private var receiver: StreamReceiver?
+    private var receiver: StreamProcess?
     private var task: Task<Void, Never>?
     private var stopped = false
 
@@ -154,7 +154,7 @@ final class StreamSession {
     /// Plays `url` until its receiver ends; whether it sounded, and its error (nil when stopped).
     private func receive(_ url: String) async -> (sounded: Bool, error: StreamError?) {
         let (events, continuation) = AsyncStream.makeStream(of: StreamEvent.self)
-        let receiver = StreamReceiver(url: url, into: buffer, options: policy.stream) { event in
+        let receiver = StreamProcess(url: url, into: buffer, options: policy.stream) { event in
             continuation.yield(event)
             if case .ended = event { continuation.finish() }
         }

@@ -3,81 +3,15 @@ import Glibc
 #endif
 import CFFmpeg
 import NoiseClockAudio
+import NoiseClockStreams
 import NoiseClockSystem
 import Synchronization
-
-/// How a stream is fetched: every limit explicit (SPEC §15, §8).
-public struct StreamOptions: Sendable, Hashable {
-    /// Connecting, and reading what identifies the codec, must end by then.
-    public var openTimeout: Duration
-    /// A stream that sends nothing for this long has stalled (SPEC §15: `buffer_s`).
-    public var stallTimeout: Duration
-    /// The CA certificates HTTPS is checked against (the system's store).
-    public var caFile: String
-    public var userAgent: String
-
-    public init(
-        openTimeout: Duration = .seconds(10), stallTimeout: Duration = .seconds(4),
-        caFile: String = "/etc/ssl/certs/ca-certificates.crt", userAgent: String = "NoiseClock"
-    ) {
-        self.openTimeout = openTimeout
-        self.stallTimeout = stallTimeout
-        self.caFile = caFile
-        self.userAgent = userAgent
-    }
-}
-
-/// What a connected stream is.
-public struct StreamInfo: Sendable, Hashable {
-    /// FFmpeg's name of the codec: mp3, aac, opus, vorbis, flac.
-    public var codec: String
-    public var bitrateKbps: Int?
-    /// The station's own name (`icy-name`), when it sends one.
-    public var name: String?
-}
-
-/// Why a stream stopped.
-public struct StreamError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
-        /// Could not connect, or the server refused (DNS, TCP, TLS, HTTP status).
-        case connect
-        /// Connected, but nothing came in time (`openTimeout`, `stallTimeout`).
-        case timeout
-        /// What came is not audio the node can play (HTML, garbage, no audio stream).
-        case notAudio = "not_audio"
-        /// The stream ended (the server closed it).
-        case ended
-        /// Decoding failed mid-way.
-        case decode
-    }
-
-    public var kind: Kind
-    public var message: String
-
-    public init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
-    }
-
-    public var description: String { message }
-}
-
-/// What a receiver tells its owner, from its own thread, in this order: `connected` once,
-/// `sounding` once its first audio is in the buffer, `title` whenever the station's title changes,
-/// `ended` last (after it has stopped writing).
-public enum StreamEvent: Sendable, Hashable {
-    case connected(StreamInfo)
-    /// The first decoded audio is in the buffer: from now on the station is heard.
-    case sounding
-    case title(String)
-    /// nil when `stop` was asked for.
-    case ended(StreamError?)
-}
 
 /// One connection to one stream URL, on a thread of its own: libavformat fetches and demuxes it
 /// (HTTP, HTTPS checked against the system's CA store, ICY, HLS), libavcodec decodes it (MP3,
 /// AAC/HE-AAC, Vorbis, Opus, FLAC), libswresample makes it the engine's format, and the audio goes
-/// into a `StreamBuffer`. Nothing else of the node sees FFmpeg.
+/// to a `StreamOutput`. Only the `noiseclock-stream` helper links it: Debian's libavformat brings
+/// libxml2 and ICU, which the node's own process never loads (`StreamProcess` runs the helper).
 ///
 /// A receiver does not reconnect: it ends, and its owner decides (a player with backoff, an alarm
 /// with its fallback). Every blocking FFmpeg call is bounded by an interrupt callback that `stop`
@@ -85,7 +19,8 @@ public enum StreamEvent: Sendable, Hashable {
 /// hand the same buffer to the next receiver.
 public final class StreamReceiver: Sendable {
     public let url: String
-    public let buffer: StreamBuffer
+    /// Where the audio goes: a `StreamBuffer`, or the helper's pipe.
+    public let output: any StreamOutput
     private let options: StreamOptions
     private let onEvent: @Sendable (StreamEvent) -> Void
     private let guardState: GuardBox
@@ -106,12 +41,12 @@ public final class StreamReceiver: Sendable {
     private static let quieted: Void = { nc_av_quiet() }()
 
     public init(
-        url: String, into buffer: StreamBuffer, options: StreamOptions = StreamOptions(),
+        url: String, into output: any StreamOutput, options: StreamOptions = StreamOptions(),
         onEvent: @escaping @Sendable (StreamEvent) -> Void
     ) {
         Self.quieted
         self.url = url
-        self.buffer = buffer
+        self.output = output
         self.options = options
         self.onEvent = onEvent
         guardState = GuardBox()
@@ -249,7 +184,7 @@ public final class StreamReceiver: Sendable {
                 }
                 guard frames >= 0 else { return failure(frames, while: .decode) }
                 let complete = output.withUnsafeBufferPointer {
-                    buffer.write(UnsafeBufferPointer(rebasing: $0[..<(Int(frames) * AudioFormat.channels)]), shouldStop: { stopped })
+                    self.output.write(UnsafeBufferPointer(rebasing: $0[..<(Int(frames) * AudioFormat.channels)]), shouldStop: { stopped })
                 }
                 if !complete { return nil }
                 if !sounding, frames > 0 {
