@@ -22,7 +22,7 @@ set -euo pipefail
 main() {
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "deb-test: needs root (mmdebstrap, systemd-nspawn)" >&2; exit 2; }
-for tool in mmdebstrap systemd-nspawn nsenter lintian mosquitto dpkg-deb; do
+for tool in mmdebstrap systemd-nspawn nsenter lintian mosquitto dpkg-deb icecast2 ffmpeg; do
   command -v "$tool" >/dev/null || { echo "deb-test: $tool is missing (scripts/install-deps.sh installs it)" >&2; exit 2; }
 done
 
@@ -33,13 +33,15 @@ if [ "$arch" = "$(dpkg --print-architecture)" ]; then suite=bookworm slow=1; els
 work=$(mktemp -d /var/tmp/noiseclock-deb-test.XXXXXX)
 root="$work/root"
 started=$(date +%s)
-nspawn_pid="" broker_pid=""
+nspawn_pid="" broker_pid="" icecast_pid="" source_pid=""
 passed=0 failed=0
 
 cleanup() {
   set +e
   [ -n "$nspawn_pid" ] && kill "$nspawn_pid" 2>/dev/null && wait "$nspawn_pid" 2>/dev/null
   [ -n "$broker_pid" ] && kill "$broker_pid" 2>/dev/null
+  [ -n "$source_pid" ] && kill "$source_pid" 2>/dev/null
+  [ -n "$icecast_pid" ] && kill "$icecast_pid" 2>/dev/null
   if [ "${KEEP:-0}" = 1 ]; then echo "deb-test: kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -199,6 +201,45 @@ check "the ring plays to ALSA's null device, no audio error" audio_ok
 check "dismiss answers ok" inside noiseclock ctl dismiss
 check "the alarm is dismissed: alarm_dismissed on B/event" event_seen alarm_dismissed $((10 * slow))
 kill "$subscriber" 2>/dev/null || true
+
+# A station from an Icecast on the host's loopback (fed by ffmpeg), played by the packaged node
+# through its helper (/usr/libexec/noiseclock/noiseclock-stream, FFmpeg from the package's Depends).
+icecast_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$work/icecast/log" && chmod 755 "$work" "$work/icecast" && chmod 777 "$work/icecast/log"
+cat > "$work/icecast/icecast.xml" <<XML
+<icecast><location>loopback</location><admin>test@localhost</admin><hostname>127.0.0.1</hostname>
+  <limits><sources>2</sources><source-timeout>10</source-timeout></limits>
+  <authentication><source-password>deb-test</source-password><admin-user>admin</admin-user><admin-password>deb-test</admin-password></authentication>
+  <listen-socket><port>$icecast_port</port><bind-address>127.0.0.1</bind-address></listen-socket>
+  <paths><basedir>/usr/share/icecast2</basedir><logdir>$work/icecast/log</logdir><webroot>/usr/share/icecast2/web</webroot><adminroot>/usr/share/icecast2/admin</adminroot></paths>
+  <logging><errorlog>error.log</errorlog><loglevel>2</loglevel></logging>
+  <security><chroot>0</chroot><changeowner><user>nobody</user><group>nogroup</group></changeowner></security>
+</icecast>
+XML
+icecast2 -c "$work/icecast/icecast.xml" > "$work/icecast/out.log" 2>&1 &
+icecast_pid=$!
+for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$icecast_port/status-json.xsl" && break; sleep 0.2; done
+ffmpeg -nostdin -hide_banner -loglevel error -re -f lavfi -i "sine=frequency=440:sample_rate=44100" -ac 2 -c:a libmp3lame -b:a 128k \
+  -f mp3 -content_type audio/mpeg "icecast://source:deb-test@127.0.0.1:$icecast_port/radio" > "$work/icecast/ffmpeg.log" 2>&1 &
+source_pid=$!
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$icecast_port/status-json.xsl" | grep -q '/radio' && break; sleep 0.2; done
+radio_state() { # radio_state STATE SECONDS: the retained B/radio reads STATE within SECONDS
+  for _ in $(seq "$2"); do
+    mosquitto_sub -h 127.0.0.1 -p "$port" -t 'noiseclock/+/radio' -C 1 -W 2 2>/dev/null | grep -q "\"state\":\"$1\"" && return 0
+    sleep 1
+  done
+  return 1
+}
+check "radio/play answers ok for the host's Icecast" inside noiseclock ctl radio/play "{\"url\":\"http://127.0.0.1:$icecast_port/radio\",\"volume\":40}"
+check "the station plays: B/radio state playing, codec mp3" radio_state playing $((20 * slow))
+check "the stream helper runs from /usr/libexec/noiseclock" inside pgrep -f /usr/libexec/noiseclock/noiseclock-stream
+helper_pid=$(inside pgrep -f /usr/libexec/noiseclock/noiseclock-stream | head -1)
+echo "stream helper: RssAnon $(inside awk '/^RssAnon/ {print $2, $3}' "/proc/$helper_pid/status" 2>/dev/null)"
+check "radio/stop answers ok" inside noiseclock ctl radio/stop
+check "the station stops: B/radio idle" radio_state idle $((10 * slow))
+gone() { for _ in $(seq $((25 * slow))); do inside pgrep -f noiseclock-stream > /dev/null || return 0; sleep 0.2; done; return 1; }
+check "the stream helper has ended" gone
+kill "$source_pid" "$icecast_pid" 2>/dev/null; source_pid="" icecast_pid=""
 
 # A face token as a systemd credential: root-only on disk, required by the node at once.
 token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')

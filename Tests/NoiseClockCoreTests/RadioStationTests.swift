@@ -88,3 +88,57 @@ struct RadioStationTests {
         #expect(stations.chain(from: "x").isEmpty)
     }
 }
+
+@Suite("Radio configuration: radio.* and the file's stations (SPEC §15)")
+struct RadioConfigurationTests {
+    func resolve(_ file: [String: String]) throws(ConfigurationError) -> ResolvedConfiguration {
+        try ConfigurationSchema.resolve(file: file, fileName: "test.yaml", environment: [:], hostname: "host")
+    }
+
+    @Test("stations come from the list, a fallback may name one further down, and the keys have their defaults")
+    func stations() throws {
+        let resolved = try resolve([
+            "radio.stations[0].name": "Deutschlandfunk", "radio.stations[0].url": "https://dlf.example/stream.mp3",
+            "radio.stations[0].fallback": "soma",
+            "radio.stations[1].id": "soma", "radio.stations[1].name": "SomaFM", "radio.stations[1].url": "https://soma.example/drone.pls",
+        ])
+        let radio = resolved.configuration.radio
+        #expect(radio.stations.map(\.id) == ["deutschlandfunk", "soma"])
+        #expect(radio.stations.first?.fallback == "soma")
+        #expect(radio.startTimeoutSeconds == 10)
+        #expect(radio.bufferSeconds == 4)
+        #expect(radio.directory == "")
+        #expect(resolved.unknownKeys.isEmpty, "\(resolved.unknownKeys)")
+    }
+
+    @Test("a bad station is an error naming its item's key; an unknown field is an unknown key", arguments: [
+        (["radio.stations[0].name": "A", "radio.stations[0].url": "ftp://a.example"], "radio.stations[0].url"),
+        (["radio.stations[0].url": "http://a.example/s"], "radio.stations[0].name"),
+        (["radio.stations[0].name": "A", "radio.stations[0].url": "http://a.example/s", "radio.stations[0].fallback": "b"], "radio.stations[0].fallback"),
+        (["radio.stations[0].name": "A", "radio.stations[0].url": "http://a.example/s",
+          "radio.stations[1].name": "a", "radio.stations[1].url": "http://b.example/s"], "radio.stations[1].name"),
+        (["radio.stations[0]": "just a string"], "radio.stations[0]"),
+        (["radio.start_timeout_s": "1"], "radio.start_timeout_s"),
+        (["radio.directory": "not a url"], "radio.directory"),
+    ])
+    func errors(file: [String: String], key: String) {
+        #expect(throws: ConfigurationError.self) { try resolve(file) }
+        do { _ = try resolve(file) } catch { #expect(error.key == key, "\(error)") }
+    }
+
+    @Test("the file's stations come first and cannot be changed at run time; a stored one the file took is left out")
+    func fixed() throws {
+        let file = [RadioStation(id: "dlf", name: "Deutschlandfunk", url: "https://dlf.example/s.mp3")]
+        let added = [
+            RadioStation(id: "night", name: "Night FM", url: "http://n.example/s", fallback: "gone"),
+            RadioStation(id: "dlf", name: "Other", url: "http://o.example/s"),
+        ]
+        var stations = RadioStations(file: file, added: added)
+        #expect(stations.stations.map(\.id) == ["dlf", "night"])
+        #expect(stations.stations.last?.fallback == nil, "a fallback that names no station is dropped")
+        #expect(stations.added.map(\.id) == ["night"])
+        #expect(throws: CommandError.self) { try stations.update(CommandArguments(["id": "dlf", "name": "X"])) }
+        do { _ = try stations.delete(id: "dlf") } catch { #expect(error.code == .conflict && error.message.contains("radio.stations")) }
+        #expect(stations.stations.count == 2, "nothing changed")
+    }
+}

@@ -114,10 +114,10 @@ public struct RadioStations: Sendable, Hashable {
         guard SoundCatalog.isPlainName(id), id.count <= RadioStation.maximumNameLength, !id.isEmpty else {
             throw .invalidField("id", "must be a plain name of at most \(RadioStation.maximumNameLength) characters")
         }
-        guard station(named: id)?.id != id else { throw CommandError(.conflict, "a station with the id \(id) exists", field: "id") }
         guard !stations.contains(where: { $0.name.lowercased() == name.lowercased() }) else {
             throw CommandError(.conflict, "a station named \(name) exists", field: "name")
         }
+        guard station(named: id)?.id != id else { throw CommandError(.conflict, "a station with the id \(id) exists", field: "id") }
         let station = RadioStation(id: id, name: name, url: url, fallback: try fallback(arguments, of: id))
         stations.append(station)
         return station
