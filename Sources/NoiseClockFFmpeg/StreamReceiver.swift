@@ -107,6 +107,12 @@ public final class StreamReceiver: Sendable {
         }
         rc = avformat_find_stream_info(context, nil)
         guard rc >= 0 else { return failure(rc, while: .notAudio) }
+        // The deadline cut the probe short: what was read was too little to tell, which is slowness,
+        // not a stream that is no audio (a probe ended early can pick a format without streams).
+        if stopped { return nil }
+        if nc_stream_guard_timed_out(guardState.pointer) != 0 {
+            return StreamError(.timeout, "the server sent too little to recognise in time")
+        }
         let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard index >= 0, let stream = context.pointee.streams[Int(index)], let parameters = stream.pointee.codecpar else {
             return StreamError(.notAudio, "no audio in the stream")

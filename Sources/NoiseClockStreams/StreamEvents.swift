@@ -48,8 +48,11 @@ public struct StreamError: Error, Sendable, Hashable, CustomStringConvertible {
         case notAudio = "not_audio"
         /// The stream ended (the server closed it).
         case ended
-        /// Decoding failed mid-way.
+        /// Decoding failed mid-way (or the helper decoding it died).
         case decode
+        /// The helper that decodes streams could not run (missing, refused its arguments, no
+        /// pipe): no stream can play until that is mended, so nothing retries it.
+        case helper
     }
 
     public var kind: Kind

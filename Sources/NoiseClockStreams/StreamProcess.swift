@@ -80,8 +80,12 @@ public final class StreamProcess: Sendable {
 
     /// The life of the helper; the error it ended with (nil when stopped).
     private func run() -> StreamError? {
-        guard let audio = Spawning.pipe(), let events = Spawning.pipe() else {
-            return StreamError(.connect, "cannot make a pipe: \(String(cString: strerror(errno)))")
+        guard let audio = Spawning.pipe() else { return StreamError(.helper, "cannot make a pipe: \(String(cString: strerror(errno)))") }
+        guard let events = Spawning.pipe() else {
+            let reason = String(cString: strerror(errno))
+            close(audio.read)
+            close(audio.write)
+            return StreamError(.helper, "cannot make a pipe: \(reason)")
         }
         defer {
             close(audio.read)
@@ -97,9 +101,9 @@ public final class StreamProcess: Sendable {
         close(events.write)
         guard case .success(let pid) = spawned else {
             if case .failure(let code) = spawned {
-                return StreamError(.decode, "cannot start \(executable): \(String(cString: strerror(code.rawValue)))")
+                return StreamError(.helper, "cannot start \(executable): \(String(cString: strerror(code.rawValue)))")
             }
-            return StreamError(.decode, "cannot start \(executable)")
+            return StreamError(.helper, "cannot start \(executable)")
         }
         let stopNow = state.withLock { state -> Bool in
             state.pid = pid
@@ -111,9 +115,13 @@ public final class StreamProcess: Sendable {
         pump(audio: audio.read, events: events.read) { event in
             if case .ended(let error) = event { reported = .some(error) } else { onEvent(event) }
         }
+        // Waited for without reaping first, so that `stop` never signals the number once it may
+        // belong to another process: the id is forgotten, then the child reaped.
+        var exited = siginfo_t()
+        while waitid(P_PID, id_t(pid), &exited, WEXITED | WNOWAIT) < 0, errno == EINTR {}
+        state.withLock { $0.pid = 0 }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        state.withLock { $0.pid = 0 }
         if stopped { return nil }
         if let reported { return reported }
         let signal = status & 0x7f
@@ -127,6 +135,7 @@ public final class StreamProcess: Sendable {
         // A frame is 4 bytes; a read may end inside one.
         var carried: [UInt8] = []
         var line: [UInt8] = []
+        var audioIn = false, soundingHeld = false
         var fds = [pollfd(fd: audio, events: Int16(POLLIN), revents: 0), pollfd(fd: events, events: Int16(POLLIN), revents: 0)]
         var open = [true, true]
         while open[0] || open[1] {
@@ -135,7 +144,8 @@ public final class StreamProcess: Sendable {
                 if errno == EINTR { continue }
                 return
             }
-            // Events first: `connected` comes before the audio it announces.
+            // Events first: `connected` comes before the audio it announces; `sounding` is passed
+            // on once audio is in the buffer (the helper wrote it after its audio, on another pipe).
             if fds[1].revents != 0 {
                 let n = chunk.withUnsafeMutableBytes { read(events, $0.baseAddress, $0.count) }
                 if n <= 0 {
@@ -144,7 +154,9 @@ public final class StreamProcess: Sendable {
                 } else {
                     for byte in chunk[..<n] {
                         if byte == UInt8(ascii: "\n") {
-                            if let parsed = StreamEvent(line: String(decoding: line, as: UTF8.self)) { event(parsed) }
+                            if let parsed = StreamEvent(line: String(decoding: line, as: UTF8.self)) {
+                                if parsed == .sounding, !audioIn { soundingHeld = true } else { event(parsed) }
+                            }
                             line.removeAll(keepingCapacity: true)
                         } else if line.count < 4096 {
                             line.append(byte)
@@ -165,6 +177,11 @@ public final class StreamProcess: Sendable {
                         buffer.write(UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: Int16.self), count: whole / 2)) { stopped }
                     }
                     carried.removeFirst(whole)
+                    audioIn = true
+                    if soundingHeld {
+                        soundingHeld = false
+                        event(.sounding)
+                    }
                     if !complete, stopped { return }
                 }
             }

@@ -33,9 +33,12 @@ struct PipeOutput: StreamOutput {
     }
 }
 
+/// A call the helper cannot follow: the reason to stderr, and to the node as the stream's end.
 func fail(_ message: String) -> Never {
     let text = Array("noiseclock-stream: \(message)\n".utf8)
     _ = text.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    let line = Array((StreamEvent.ended(StreamError(.helper, "noiseclock-stream: \(message)")).line + "\n").utf8)
+    _ = line.withUnsafeBytes { Glibc.write(3, $0.baseAddress, $0.count) }
     exit(2)
 }
 

@@ -77,7 +77,7 @@ struct RadioAlarmTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = "\(directory)/out.raw"
         let clock = try await FakeTime(at: at("2026-06-15T07:00:00+02:00"))
-        try await withNode(environment: environment(clock, sink: sink), configuration: configuration([("a", icecast.url("a"), nil)])) {
+        try await withNode(environment: environment(clock, sink: sink), configuration: configuration([("a", icecast.url("a"), nil)], startTimeout: 10)) {
             node, process, client in
             let unknown = try await client.request(node.topics, "alarm/add", #"{"time":"07:30","sound":"radio:nowhere"}"#)
             #expect(unknown["error"]?["field"] == "sound", "\(unknown.serialized)")
@@ -114,7 +114,7 @@ struct RadioAlarmTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sink = "\(directory)/out.raw"
         let clock = try await FakeTime(at: at("2026-06-15T07:00:00+02:00"))
-        let stations = configuration([("a", icecast.url("a"), "b"), ("b", icecast.url("b"), nil)])
+        let stations = configuration([("a", icecast.url("a"), "b"), ("b", icecast.url("b"), nil)], startTimeout: 10)
         try await withNode(environment: environment(clock, sink: sink), configuration: stations) { node, process, client in
             let id = try await add(client, node, #"{"time":"07:30","sound":"radio:a","fade_in_s":0,"volume":100}"#)
             try clock.set(to: at("2026-06-15T07:29:58+02:00"))
@@ -127,9 +127,9 @@ struct RadioAlarmTests {
             #expect(first["alarm_id"]?.stringValue == id)
             #expect(first["from"] == "radio:a")
             #expect(first["reason"]?.stringValue?.isEmpty == false)
-            // The fallback connects, then is heard: within start_timeout_s (3 s) of the change.
+            // The fallback connects, then is heard: within start_timeout_s (10 s) of the change.
             start = samples(sink).count
-            let afterFirst = await halves(sink, after: start, seconds: 4)
+            let afterFirst = await halves(sink, after: start, seconds: 10)
             #expect(afterFirst.contains { abs($0.pitch - 660) < 10 }, "the fallback station at the sink: \(afterFirst)")
 
             await icecast.cut("b")
@@ -143,6 +143,47 @@ struct RadioAlarmTests {
             #expect(!later.contains { abs($0.pitch - 660) < 10 }, "the dead station is not heard: \(afterSecond)")
             #expect(await client.latest(node.topics.alarmState) { $0["state"] == "ringing" } != nil)
 
+            _ = try await client.request(node.topics, "dismiss")
+            process.signal(SIGTERM)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
+        }
+    }
+
+    @Test("stations that never answer (a chain of two) give way to the tone within one start_timeout_s of the ring, not one each")
+    func silentChain() async throws {
+        let first = try FaultServer(.silent), second = try FaultServer(.silent)
+        let directory = try makeTemporaryDirectory("radio-silent")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = try await FakeTime(at: at("2026-06-15T07:00:00+02:00"))
+        let stations = configuration([("a", first.url + "/a.mp3", "b"), ("b", second.url + "/b.mp3", nil)], startTimeout: 3)
+        try await withNode(environment: environment(clock, sink: "\(directory)/out.raw"), configuration: stations) { node, process, client in
+            _ = try await add(client, node, #"{"time":"07:30","sound":"radio:a","fade_in_s":0,"volume":100}"#)
+            try clock.set(to: at("2026-06-15T07:29:58+02:00"))
+            let ringing = try #require(await event(client, node.topics, "alarm_ringing"), "log:\n\(process.log)")
+            let tone = try #require(await event(client, node.topics, "alarm_fallback", to: "tone"), "log:\n\(process.log)")
+            let rangAt = at(try #require(ringing["at"]?.stringValue)), toneAt = at(try #require(tone["at"]?.stringValue))
+            #expect(toneAt.timeIntervalSince(rangAt) < 3 + 1.5, "the tone came \(toneAt.timeIntervalSince(rangAt)) s after the ring")
+            #expect(tone["reason"]?.stringValue?.contains("no sound within 3 s") == true, "\(tone.serialized)")
+            _ = try await client.request(node.topics, "dismiss")
+            process.signal(SIGTERM)
+            #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
+        }
+    }
+
+    @Test("an alarm whose station was deleted since rings its tone and says why")
+    func deletedStation() async throws {
+        let directory = try makeTemporaryDirectory("radio-deleted")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = try await FakeTime(at: at("2026-06-15T07:00:00+02:00"))
+        try await withNode(environment: environment(clock, sink: "\(directory)/out.raw"), configuration: configuration([])) { node, process, client in
+            let added = try await client.request(node.topics, "radio/station/add", #"{"name":"Gone FM","url":"http://127.0.0.1:1/x.mp3"}"#)
+            #expect(added["data"]?["id"] == "gone-fm")
+            _ = try await add(client, node, #"{"time":"07:30","sound":"radio:gone-fm"}"#)
+            _ = try await client.request(node.topics, "radio/station/delete", "gone-fm")
+            try clock.set(to: at("2026-06-15T07:29:58+02:00"))
+            let fallback = try #require(await event(client, node.topics, "alarm_fallback", to: "tone"), "log:\n\(process.log)")
+            #expect(fallback["from"] == "radio:gone-fm")
+            #expect(fallback["reason"] == "no station gone-fm")
             _ = try await client.request(node.topics, "dismiss")
             process.signal(SIGTERM)
             #expect(await process.waitForExit(timeout: eventHangGuard) == 0)

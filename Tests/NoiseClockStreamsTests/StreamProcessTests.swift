@@ -67,8 +67,22 @@ struct StreamProcessTests {
     func missingHelper() async throws {
         let (_, events) = helper("http://127.0.0.1:1/x", executable: "/nonexistent/noiseclock-stream")
         let ending = await events.ended()
-        #expect(ending??.kind == .decode)
+        #expect(ending??.kind == .helper)
         #expect(ending??.message.contains("/nonexistent/noiseclock-stream") == true, "ended: \(String(describing: ending))")
+    }
+
+    @Test("a helper that refuses its arguments says why, as the stream's end")
+    func refusedArguments() async throws {
+        // A stand-in that passes an unknown option to the real helper.
+        let directory = try makeTemporaryDirectory("helper-args")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let wrapper = "\(directory)/noiseclock-stream"
+        try "#!/bin/sh\nexec '\(StreamProcess.defaultExecutable)' --bogus \"$@\"\n".write(toFile: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper, 0o755)
+        let (_, events) = helper("http://127.0.0.1:1/x", executable: wrapper)
+        let ending = await events.ended()
+        #expect(ending??.kind == .helper)
+        #expect(ending??.message.contains("unknown argument --bogus") == true, "ended: \(String(describing: ending))")
     }
 
     @Test("garbage and a silent server end the helper's stream with not_audio and timeout")
@@ -86,6 +100,7 @@ struct StreamProcessTests {
         let events: [StreamEvent] = [
             .connected(StreamInfo(codec: "aac", bitrateKbps: 64, name: "Ö1 live")), .connected(StreamInfo(codec: "mp3", bitrateKbps: nil, name: nil)),
             .sounding, .title("Artist - Song"), .ended(nil), .ended(StreamError(.notAudio, "not an audio stream (Invalid data)")),
+            .ended(StreamError(.helper, "noiseclock-stream: unknown argument --x")),
         ]
         for event in events { #expect(StreamEvent(line: event.line) == event, "\(event.line)") }
         #expect(StreamEvent(line: StreamEvent.title("a\tb\nc").line) == .title("a b c"))

@@ -95,8 +95,9 @@ public struct BedtimeSettings: Sendable, Hashable {
         var ids: [JSONValue] = []
         for item in items {
             if let name = item.stringValue, name.hasPrefix("radio:") {
-                guard let station = stations.station(named: String(name.dropFirst("radio:".count))) else {
-                    throw CommandError(.notFound, "no station \(item.serialized)", field: "\(path).sounds")
+                let reference = String(name.dropFirst("radio:".count))
+                guard let station = stations.station(named: reference) else {
+                    throw CommandError(.notFound, "no station \(reference)", field: "\(path).sounds")
                 }
                 guard items.count == 1 else {
                     throw .invalidField("\(path).sounds", "a station plays alone, not with other sounds")

@@ -62,14 +62,19 @@ extension AlarmScheduler {
     /// the tone that rang.
     func startTone(for id: String, escalated: Bool = false) {
         let alarm = try? state.book.alarm(id)
-        if !escalated, let alarm, let radio, AlarmRadio.isStation(alarm.sound) {
+        if !escalated, let alarm, AlarmRadio.isStation(alarm.sound) {
             // A station, its fallbacks, then the built-in tone (SPEC §15).
-            let started = radio.start(alarmID: id, sound: alarm.sound, volume: alarm.volume, rampSeconds: alarm.fadeInSeconds) { [self] in
+            let started = radio?.start(alarmID: id, sound: alarm.sound, volume: alarm.volume, rampSeconds: alarm.fadeInSeconds) { [self] ramp in
                 arbiter?.ring(
                     .alarm, sound: defaultSound, kind: .alarm, fallback: defaultSound, library: library, volume: alarm.volume,
-                    rampSeconds: 0, logger: logger)
+                    rampSeconds: ramp, logger: logger)
             }
-            if started { return }
+            if started == true { return }
+            // The station was deleted since the alarm was set: the tone, and why.
+            emit("alarm_fallback", [
+                "alarm_id": .string(id), "from": .string(alarm.sound), "to": "tone",
+                "reason": .string("no station \(alarm.sound.dropFirst("radio:".count))"),
+            ])
         }
         radio?.stop()
         if escalated {

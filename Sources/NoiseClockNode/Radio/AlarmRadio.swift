@@ -33,10 +33,13 @@ public final class AlarmRadio {
         var chain: [RadioStation]
         var index: Int
         var gain: Float
-        var rampFrames: Int
+        /// The alarm's fade-in; a source that starts later rises over what is left of it.
+        var rampSeconds: Int
+        var startedAt: ContinuousClock.Instant
         var session: StreamSession
-        var deadline: Task<Void, Never>?
-        var tone: @NodeActor () -> Void
+        /// The window of silence running (nil while a station sounds).
+        var silence: Task<Void, Never>?
+        var tone: @NodeActor (_ rampSeconds: Int) -> Void
     }
 
     public nonisolated init(player: RadioPlayer, arbiter: AudioArbiter, hub: StateHub, time: NodeTime, caFile: String? = nil, logger: Logger) {
@@ -75,16 +78,38 @@ public final class AlarmRadio {
         session.start()
     }
 
+    /// A station that failed while connected ahead is tried again every few seconds until the
+    /// ring (a moment's trouble is mended before it is heard); the session that failed stays in
+    /// place meanwhile, so a ring in between moves on to the fallback at once.
+    private func retryAhead(_ alarmID: String, _ stationID: String, failed: StreamSession) {
+        logger.info("alarm station failed ahead; trying again", metadata: ["station": "\(stationID)", "error": "\(failed.error ?? "")"])
+        let clock = time.clock
+        NodeActor.task { [weak self] in
+            guard (try? await clock.sleep(Self.retryAheadDelay)) != nil, let self, let prepared = self.prepared,
+                prepared.session === failed, self.ring == nil, let station = self.player.stations.station(named: stationID)
+            else { return }
+            let session = self.makeSession(station)
+            self.prepared = (alarmID, stationID, session)
+            session.start()
+        }
+    }
+
+    nonisolated static let retryAheadDelay: Duration = .seconds(3)
+
     // MARK: The ring
 
-    /// Rings `sound`'s station for `alarmID`; `tone` rings the built-in tone when every station
-    /// failed. False when the sound names no station the node has (the caller rings its tone).
-    func start(alarmID: String, sound: String, volume: Int, rampSeconds: Int, tone: @escaping @NodeActor () -> Void) -> Bool {
+    /// Rings `sound`'s station for `alarmID`; `tone` rings the built-in tone (given the seconds of
+    /// fade-in left) when the chain is spent or nothing sounded within the timeout. False when the
+    /// sound names no station the node has (the caller rings its tone and says why).
+    func start(
+        alarmID: String, sound: String, volume: Int, rampSeconds: Int, tone: @escaping @NodeActor (_ rampSeconds: Int) -> Void
+    ) -> Bool {
         guard let first = station(ofSound: sound) else { return false }
         stop()
         let chain = player.stations.chain(from: first.id)
-        var session: StreamSession
-        if let prepared, prepared.alarmID == alarmID, prepared.station == first.id, prepared.session.phase != .failed {
+        let session: StreamSession
+        if let prepared, prepared.alarmID == alarmID, prepared.station == first.id {
+            // Even one that failed ahead: the chain moves on from it at once, not after a timeout.
             session = prepared.session
         } else {
             prepared?.session.stop()
@@ -93,8 +118,8 @@ public final class AlarmRadio {
         }
         prepared = nil
         ring = Ring(
-            alarmID: alarmID, chain: chain, index: 0, gain: Volume.gain(volume),
-            rampFrames: AudioFormat.frames(milliseconds: rampSeconds * 1000), session: session, tone: tone)
+            alarmID: alarmID, chain: chain, index: 0, gain: Volume.gain(volume), rampSeconds: rampSeconds,
+            startedAt: ContinuousClock.now, session: session, tone: tone)
         play(session)
         return true
     }
@@ -102,54 +127,63 @@ public final class AlarmRadio {
     /// The ring is over (dismissed, snoozed, silenced) or the tone took over: the station stops.
     func stop() {
         guard let ring else { return }
-        ring.deadline?.cancel()
+        ring.silence?.cancel()
         ring.session.stop()
         self.ring = nil
     }
 
-    /// Puts the ring's session in the mix as the alarm's tone, and gives it `start_timeout_s` to
-    /// sound (none when it sounds already: a station connected ahead).
+    /// Puts the ring's session in the mix as the alarm's tone. While nothing sounds, one window of
+    /// `start_timeout_s` runs (from the ring, or from the moment a sounding station stopped): the
+    /// chain is tried within it, and when it closes in silence the tone rings. So no gap is longer
+    /// than the timeout, however many stations fail slowly.
     private func play(_ session: StreamSession) {
         guard var ring else { return }
-        arbiter.startTone(.alarm, sample: session.source, gain: ring.gain, rampFrames: ring.rampFrames)
-        ring.deadline?.cancel()
-        ring.deadline = nil
-        if session.soundings == 0 {
+        let elapsed = ContinuousClock.now - ring.startedAt
+        let left = max(0, ring.rampSeconds - Int(elapsed.components.seconds))
+        arbiter.startTone(.alarm, sample: session.source, gain: ring.gain, rampFrames: AudioFormat.frames(milliseconds: left * 1000))
+        if session.soundings > 0 {
+            ring.silence?.cancel()
+            ring.silence = nil
+        } else if ring.silence == nil {
             let timeout = startTimeout, clock = time.clock
-            ring.deadline = NodeActor.task { [weak self] in
+            ring.silence = NodeActor.task { [weak self] in
                 guard (try? await clock.sleep(timeout)) != nil else { return }
-                self?.timedOut(session)
+                self?.silentTooLong()
             }
         }
         self.ring = ring
-        // A session connected ahead may have failed meanwhile.
+        // A session connected ahead may have failed already.
         if session.phase == .failed { next(reason: session.error ?? "the stream failed") }
     }
 
-    private func timedOut(_ session: StreamSession) {
-        guard let ring, ring.session === session, session.soundings == 0 else { return }
-        next(reason: "no sound within \(player.configuration.startTimeoutSeconds) s" + (session.error.map { " (\($0))" } ?? ""))
+    private func silentTooLong() {
+        guard let ring, ring.session.soundings == 0 || ring.session.phase != .playing else { return }
+        let seconds = player.configuration.startTimeoutSeconds
+        next(reason: "no sound within \(seconds) s" + (ring.session.error.map { " (\($0))" } ?? ""), toTone: true)
     }
 
     private func changed(_ session: StreamSession) {
+        if let prepared, prepared.session === session, session.phase == .failed, ring == nil {
+            retryAhead(prepared.alarmID, prepared.station, failed: session)
+            return
+        }
         guard var ring, ring.session === session else { return }
-        if session.phase == .playing, let deadline = ring.deadline {
-            deadline.cancel()
-            ring.deadline = nil
+        if session.phase == .playing, let silence = ring.silence {
+            silence.cancel()
+            ring.silence = nil
             self.ring = ring
         }
         if session.phase == .failed { next(reason: session.error ?? "the stream failed") }
     }
 
-    /// The station sounding gave up: the next of the chain, else the tone; `alarm_fallback` says so.
-    private func next(reason: String) {
+    /// The station sounding gave up: the next of the chain (unless the silence window closed),
+    /// else the tone; `alarm_fallback` says so.
+    private func next(reason: String, toTone: Bool = false) {
         guard var ring else { return }
-        ring.deadline?.cancel()
-        ring.deadline = nil
         ring.session.stop()
         let from = ring.chain[ring.index].id
         ring.index += 1
-        let to = ring.index < ring.chain.count ? ring.chain[ring.index] : nil
+        let to = toTone || ring.index >= ring.chain.count ? nil : ring.chain[ring.index]
         logger.warning(
             "alarm station failed", metadata: ["alarm": "\(ring.alarmID)", "station": "\(from)", "to": "\(to?.id ?? "tone")", "reason": "\(reason)"])
         hub.emit(time.event("alarm_fallback", [
@@ -157,8 +191,10 @@ public final class AlarmRadio {
             "reason": .string(reason),
         ]))
         guard let to else {
+            ring.silence?.cancel()
             self.ring = nil
-            ring.tone()
+            let elapsed = ContinuousClock.now - ring.startedAt
+            ring.tone(max(0, ring.rampSeconds - Int(elapsed.components.seconds)))
             return
         }
         ring.session = makeSession(to)

@@ -140,15 +140,22 @@ public final class RadioPlayer {
         }
         if let noise, noise.mix.playing { try await noise.stop(reason: "radio", radio: false) }
         let now = time.now()
-        return try await change { document throws(CommandError) in
+        let answer = try await change { document throws(CommandError) in
             if let volume { document.volume = volume }
             if let sleepMinutes { document.sleepTimerEndsAt = sleepMinutes > 0 ? now.timeIntervalSince1970 + Double(sleepMinutes * 60) : nil }
             // The station that plays plays on (its volume and timer may change).
             guard document.playing != target else { return Effect() }
             if sleepMinutes == nil, document.playing == nil { document.sleepTimerEndsAt = nil }
             document.playing = target
-            return Effect(("radio_started", ["station": target.station.map { .string($0) } ?? .null, "name": .string(target.name)]))
+            return Effect(Self.started(target))
         }
+        // One player: noise that started while this change was stored stops now (the later wins).
+        if let noise, noise.mix.playing, isPlaying { try await noise.stop(reason: "radio", radio: false) }
+        return answer
+    }
+
+    private nonisolated static func started(_ target: StreamSession.Target) -> Event {
+        ("radio_started", ["station": target.station.map { .string($0) } ?? .null, "name": .string(target.name)])
     }
 
     /// `radio/stop`, and the noise's stop, toggle and start (one player).
@@ -249,8 +256,12 @@ public final class RadioPlayer {
             _ = Self.stop(reason: "resume", in: &next)
         }
         ledger.adopt(next)
-        if let playing = next.playing { logger.info("radio resumed", metadata: ["station": "\(playing.station ?? playing.url)"]) }
         apply(from: Document())
+        if let playing = next.playing {
+            logger.info("radio resumed", metadata: ["station": "\(playing.station ?? playing.url)"])
+            let event = Self.started(playing)
+            hub.emit(time.event(event.name, event.details))
+        }
         publishState()
     }
 

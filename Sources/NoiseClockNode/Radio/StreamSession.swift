@@ -109,17 +109,22 @@ final class StreamSession {
 
     // MARK: The life of the session
 
+    /// A stream that played this long before it dropped counts as up again: the backoff and the
+    /// time down start over. One that keeps dropping sooner (a server that plays a "full" jingle
+    /// and closes) is down all along, and fails after `giveUpAfter` as a dead one does.
+    static let steady: Duration = .seconds(30)
+
     private func run() async {
         var delay = Duration.seconds(1)
         var downSince = ContinuousClock.now
         while !stopped {
-            let sounded = await attempt()
+            let played = await attempt()
             guard !stopped else { break }
-            if sounded {
+            if let played, played >= Self.steady {
                 delay = .seconds(1)
                 downSince = .now
             }
-            if ContinuousClock.now - downSince >= policy.giveUpAfter {
+            if ContinuousClock.now - downSince >= policy.giveUpAfter || fatal {
                 change(to: .failed)
                 break
             }
@@ -131,28 +136,38 @@ final class StreamSession {
         buffer.finish()
     }
 
-    /// One try: the station's streams resolved, each tried in turn until one connects. True when a
-    /// stream sounded (and then ended); false when none did.
-    private func attempt() async -> Bool {
+    /// The helper cannot run: retrying will not mend it.
+    private var fatal = false
+
+    /// One try: the station's streams resolved, each tried in turn until one connects. How long a
+    /// stream sounded before it ended; nil when none sounded.
+    private func attempt() async -> Duration? {
         if phase != .retrying { change(to: .connecting) }
         let streams: [String]
         do throws(HTTPError) {
             streams = try await policy.resolver.streams(of: target.url)
         } catch {
             self.error = error.message
-            return false
+            return nil
         }
         for url in streams {
-            guard !stopped else { return false }
+            guard !stopped else { return nil }
             let outcome = await receive(url)
-            if let failure = outcome.error { self.error = failure.message }
-            if outcome.sounded { return true }
+            if let failure = outcome.error {
+                self.error = failure.message
+                if failure.kind == .helper {
+                    fatal = true
+                    return nil
+                }
+            }
+            if let played = outcome.played { return played }
         }
-        return false
+        return nil
     }
 
-    /// Plays `url` until its receiver ends; whether it sounded, and its error (nil when stopped).
-    private func receive(_ url: String) async -> (sounded: Bool, error: StreamError?) {
+    /// Plays `url` until its receiver ends: how long it sounded (nil: it never did), and its error
+    /// (nil when stopped).
+    private func receive(_ url: String) async -> (played: Duration?, error: StreamError?) {
         let (events, continuation) = AsyncStream.makeStream(of: StreamEvent.self)
         let receiver = StreamProcess(url: url, into: buffer, options: policy.stream) { event in
             continuation.yield(event)
@@ -162,7 +177,7 @@ final class StreamSession {
         receiver.start()
         // Stopped before it began: it ends at once.
         if stopped { receiver.stop() }
-        var sounded = false
+        var soundedAt: ContinuousClock.Instant?
         for await event in events {
             guard !stopped else { continue }
             switch event {
@@ -170,7 +185,7 @@ final class StreamSession {
                 self.info = info
                 change(to: .buffering)
             case .sounding:
-                sounded = true
+                soundedAt = .now
                 soundings += 1
                 error = nil
                 change(to: .playing)
@@ -179,11 +194,11 @@ final class StreamSession {
                 onChange(self)
             case .ended(let error):
                 self.receiver = nil
-                return (sounded, error)
+                return (soundedAt.map { .now - $0 }, error)
             }
         }
         self.receiver = nil
-        return (sounded, nil)
+        return (soundedAt.map { .now - $0 }, nil)
     }
 
     private func change(to phase: RadioState.Phase) {
