@@ -27,14 +27,6 @@ private func event(_ client: TestClient, _ topics: Topics, _ name: String, to: S
     }.flatMap(json)
 }
 
-/// The pitch of the last `seconds` of the sink once it holds `seconds` more than `from` samples.
-private func lastPitch(_ sink: String, after from: Int, seconds: Double) async -> (pitch: Double, rms: Double)? {
-    let wanted = from + Int(seconds * 88_200)
-    guard await eventually(timeout: .seconds(30), { samples(sink).count >= wanted }) else { return nil }
-    let audio = Array(samples(sink)[(wanted - Int(seconds * 88_200))..<wanted])
-    return (pitch(audio), rms(audio, from: 0, to: seconds))
-}
-
 /// The pitch and level of each half second of the sink from sample `from` on, once it holds
 /// `seconds` more than that.
 private func halves(_ sink: String, after from: Int, seconds: Double) async -> [(pitch: Double, rms: Double)] {
@@ -87,15 +79,13 @@ struct RadioAlarmTests {
 
             // Within the minute before: the station connects ahead.
             try clock.set(to: at("2026-06-15T07:29:30+02:00"))
-            #expect(await eventually(timeout: .seconds(20)) { process.log.contains("alarm station connecting ahead") }, "log:\n\(process.log)")
-            try await Task.sleep(for: .seconds(1))
+            #expect(await eventually(timeout: .seconds(20)) { process.log.contains("alarm station ready ahead") }, "log:\n\(process.log)")
             try clock.set(to: at("2026-06-15T07:29:59+02:00"))
             let ringing = try #require(await event(client, node.topics, "alarm_ringing"), "log:\n\(process.log)")
             #expect(ringing["alarm_id"]?.stringValue == id)
-            let start = samples(sink).count
-            let heard = try #require(await lastPitch(sink, after: start, seconds: 1.5))
-            #expect(abs(heard.pitch - 440) < 10, "the station at the sink: \(heard)")
-            #expect(heard.rms > 1_000)
+            // Heard from the ring on (how soon is the bench's radio row; a loaded machine's sink lags).
+            let heard = await halves(sink, after: samples(sink).count, seconds: 3)
+            #expect(heard.filter { abs($0.pitch - 440) < 10 && $0.rms > 1_000 }.count >= 3, "the station at the sink: \(heard)")
             #expect(events(client, node.topics, "alarm_fallback").isEmpty, "\(events(client, node.topics, "alarm_fallback"))")
 
             _ = try await client.request(node.topics, "dismiss")
@@ -120,7 +110,8 @@ struct RadioAlarmTests {
             try clock.set(to: at("2026-06-15T07:29:58+02:00"))
             #expect(await event(client, node.topics, "alarm_ringing") != nil, "log:\n\(process.log)")
             var start = samples(sink).count
-            #expect(try #require(await lastPitch(sink, after: start, seconds: 1)).pitch > 430)
+            let opening = await halves(sink, after: start, seconds: 4)
+            #expect(opening.contains { abs($0.pitch - 440) < 10 }, "the station at the sink: \(opening)")
 
             await icecast.cut("a")
             let first = try #require(await event(client, node.topics, "alarm_fallback", to: "radio:b"), "log:\n\(process.log)")
@@ -205,8 +196,8 @@ struct RadioAlarmTests {
             let fallback = try #require(await event(client, node.topics, "alarm_fallback", to: "tone"), "log:\n\(process.log)")
             #expect(fallback["reason"]?.stringValue?.contains("refused") == true, "\(fallback.serialized)")
             let start = samples(sink).count
-            let tone = try #require(await lastPitch(sink, after: start, seconds: 1))
-            #expect(tone.rms > 1_000, "the tone is heard: \(tone)")
+            let tone = await halves(sink, after: start, seconds: 3)
+            #expect(tone.contains { $0.rms > 1_000 }, "the tone is heard: \(tone)")
             _ = try await client.request(node.topics, "dismiss")
             process.signal(SIGTERM)
             #expect(await process.waitForExit(timeout: eventHangGuard) == 0)

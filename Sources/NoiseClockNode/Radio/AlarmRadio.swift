@@ -163,8 +163,9 @@ public final class AlarmRadio {
     }
 
     private func changed(_ session: StreamSession) {
-        if let prepared, prepared.session === session, session.phase == .failed, ring == nil {
-            retryAhead(prepared.alarmID, prepared.station, failed: session)
+        if let prepared, prepared.session === session, ring == nil {
+            if session.phase == .failed { retryAhead(prepared.alarmID, prepared.station, failed: session) }
+            if session.phase == .playing { logger.info("alarm station ready ahead", metadata: ["station": "\(prepared.station)"]) }
             return
         }
         guard var ring, ring.session === session else { return }

@@ -66,8 +66,7 @@ public final class RadioPlayer {
         /// What was stored; a station that cannot be read is left out (and logged by the caller).
         init?(stored value: JSONValue) {
             guard let members = value.objectValue else { return nil }
-            let items: [JSONValue]
-            if case .array(let list)? = members["stations"] { items = list } else { items = [] }
+            guard case .array(let items)? = members["stations"] ?? .array([]) else { return nil }
             for item in items {
                 guard let fields = item.objectValue, let id = fields["id"]?.stringValue, let name = fields["name"]?.stringValue,
                       let url = fields["url"]?.stringValue
@@ -120,7 +119,6 @@ public final class RadioPlayer {
 
     /// Whether a station is meant to sound now.
     public var isPlaying: Bool { ledger.current.playing != nil }
-
     // MARK: Verbs
 
     /// `radio/play`: a station (id or name) or an address; the noise stops (one player).
