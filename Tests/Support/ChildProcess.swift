@@ -65,7 +65,15 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// Sends `signal` while the child is ours: not once it has been reaped (by `isRunning` or a
+    /// wait), when its number may already be another process's. With the kernel's pid_max of
+    /// 32768 and a suite that spawns thousands of processes, numbers come round within minutes; a
+    /// late SIGKILL to a reaped child once killed another test's Icecast as it started. The lock
+    /// is the one `status()` reaps under, so nothing reaps between the look and the kill.
     public func signal(_ signal: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard exitStatus == nil else { return }
         kill(pid, signal)
     }
 
