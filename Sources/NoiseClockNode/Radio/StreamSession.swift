@@ -105,8 +105,6 @@ final class StreamSession {
         buffer.finish()
     }
 
-    var isStopped: Bool { stopped }
-
     // MARK: The life of the session
 
     /// A stream that played this long before it dropped counts as up again: the backoff and the
