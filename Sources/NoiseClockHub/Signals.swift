@@ -4,7 +4,7 @@ import NoiseClockSystem
 
 /// What one feature tells the others, typed: the screen lights for a ringing alarm or timer, the
 /// clock, the screen and the sessions follow the settings, Home Assistant's discovery follows the
-/// language. Nothing reads another feature's JSON to learn it.
+/// language, the alarms and the radio's stations. Nothing reads another feature's JSON to learn it.
 public enum NodeSignal: Sendable, Hashable {
     /// Whether an alarm rings now (sent as the alarm's state changes).
     case alarmRinging(Bool)
@@ -22,6 +22,8 @@ public enum NodeSignal: Sendable, Hashable {
     case kids(KidsState)
     /// The night light's brightness while it shines, nil while off (SPEC §13).
     case nightLight(Int?)
+    /// The radio's stations, as `B/radio` lists them (Home Assistant's Radio select offers them).
+    case radioStations([RadioStation])
 
     /// Signals of one kind replace each other: a new subscriber gets the latest of each kind.
     var kind: Int {
@@ -34,6 +36,7 @@ public enum NodeSignal: Sendable, Hashable {
         case .bedtime: 5
         case .kids: 6
         case .nightLight: 7
+        case .radioStations: 8
         }
     }
 }
