@@ -54,14 +54,15 @@ struct DiscoveryTests {
             func waitForOptions(_ expected: [String]) async -> Bool {
                 await watcher.waitFor(configTopic) { options($0) == expected } != nil
             }
-            #expect(await waitForOptions(["Off", "Test FM"]), "discovery: \(watcher.messages(on: configTopic).map(options))")
+            // A step that fails ends the test: the ones after it build on it.
+            try #require(await waitForOptions(["Off", "Test FM"]), "discovery: \(watcher.messages(on: configTopic).map(options))")
 
             let added = try await watcher.request(node.topics, "radio/station/add", #"{"name":"Night Rain","url":"http://127.0.0.1:1/rain"}"#)
             #expect(added["status"] == "ok", "\(added.serialized)")
-            #expect(await waitForOptions(["Off", "Test FM", "Night Rain"]))
+            try #require(await waitForOptions(["Off", "Test FM", "Night Rain"]))
             let renamed = try await watcher.request(node.topics, "radio/station/update", #"{"id":"night-rain","name":"Rain"}"#)
             #expect(renamed["status"] == "ok", "\(renamed.serialized)")
-            #expect(await waitForOptions(["Off", "Test FM", "Rain"]))
+            try #require(await waitForOptions(["Off", "Test FM", "Rain"]))
 
             // What the select sends: the chosen station's id, and for off a null station.
             let discovery = try #require(watcher.messages(on: configTopic).last.flatMap { try? JSONValue.parse($0.payload) })
