@@ -4,7 +4,7 @@ import NoiseClockSystem
 
 /// What one feature tells the others, typed: the screen lights for a ringing alarm or timer, the
 /// clock, the screen and the sessions follow the settings, Home Assistant's discovery follows the
-/// language. Nothing reads another feature's JSON to learn it.
+/// language, the alarms and the radio's stations. Nothing reads another feature's JSON to learn it.
 public enum NodeSignal: Sendable, Hashable {
     /// Whether an alarm rings now (sent as the alarm's state changes).
     case alarmRinging(Bool)
@@ -25,6 +25,8 @@ public enum NodeSignal: Sendable, Hashable {
     /// Why the audio output fails, nil while it works or has not been tried (an alarm that rings
     /// then cannot sound: `alarm_failed`, SPEC §15).
     case audioFailed(String?)
+    /// The radio's stations, as `B/radio` lists them (Home Assistant's Radio select offers them).
+    case radioStations([RadioStation])
 
     /// Signals of one kind replace each other: a new subscriber gets the latest of each kind.
     var kind: Int {
@@ -38,6 +40,7 @@ public enum NodeSignal: Sendable, Hashable {
         case .kids: 6
         case .nightLight: 7
         case .audioFailed: 8
+        case .radioStations: 9
         }
     }
 }

@@ -46,7 +46,7 @@ struct HomeAssistantDiscoveryTests {
             "cancel_timers": "button", "time_format": "select", "show_seconds": "switch", "face_theme": "select",
             "language": "select", "wake": "sensor", "sunrise_min": "number", "skip_holidays": "switch", "vacation_until": "text",
             "wind_down": "button", "bedtime_time": "text", "bedtime": "sensor", "kids": "switch", "kids_state": "sensor",
-            "night_light": "light",
+            "night_light": "light", "radio": "select", "radio_playing": "sensor", "radio_volume": "number",
         ]
         for (key, platform) in expected {
             #expect(try component(key)["p"] == .string(platform), "\(key)")
@@ -164,7 +164,7 @@ struct HomeAssistantDiscoveryTests {
         #expect(try component("snooze")["entity_category"] == nil, "snooze belongs on the dashboard")
     }
 
-    @Test("the event entity lists the alarm events of SPEC §2 and the timer and meditation events of §10 and the bedtime events of §13, under its first unique id")
+    @Test("the event entity lists the alarm events of SPEC §2, the timer and meditation events of §10, the bedtime events of §13 and the radio events of §15, under its first unique id")
     func eventEntity() throws {
         let event = try component("alarm_event")
         #expect(event["event_types"] == [
@@ -172,6 +172,7 @@ struct HomeAssistantDiscoveryTests {
             "alarm_skipped", "alarm_escalated", "wake_sunrise", "wake_awake", "timer_finished", "timer_dismissed", "timer_missed",
             "meditation_started", "meditation_interval", "meditation_completed", "meditation_stopped",
             "bedtime_reminder", "bedtime_started", "bedtime_ended", "kids_ok",
+            "radio_started", "radio_stopped", "radio_failed", "alarm_fallback", "alarm_failed",
         ])
         #expect(event["unique_id"] == "noiseclock_bedroom_alarm_event")
         #expect(event["name"] == "Event")

@@ -50,6 +50,9 @@ let baseEntities: [String: String] = [
     "kids_state": "sensor.\(prefix)_kids_clock_state",
     "night_light": "light.\(prefix)_night_light",
     "illuminance": "sensor.\(prefix)_illuminance",
+    "radio": "select.\(prefix)_radio",
+    "radio_playing": "sensor.\(prefix)_radio_playing",
+    "radio_volume": "number.\(prefix)_radio_volume",
 ]
 /// The room's light for the Illuminance sensor (`display.lux_topic`).
 let luxTopic = "e2e/bedroom/illuminance"

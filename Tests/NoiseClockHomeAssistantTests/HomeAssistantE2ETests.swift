@@ -13,7 +13,7 @@ import Testing
 @Suite("Home Assistant Core 2025.4 drives a real node over MQTT discovery", .serialized,
        .enabled(if: HomeAssistantCore.installedVenv != nil, "no Home Assistant venv: run `make e2e-ha` (scripts/ha-core.sh)"))
 struct HomeAssistantE2ETests {
-    @Test("discovery, states, buttons, select, numbers, switches, alarm removal and a Home Assistant restart")
+    @Test("discovery, states, buttons, selects, numbers, switches, the radio, alarm removal and a Home Assistant restart")
     func endToEnd() async throws {
         let directory = try makeTemporaryDirectory("ha-e2e")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -29,6 +29,9 @@ struct HomeAssistantE2ETests {
 
         let upower = try await UPowerMock()
         try await upower.setupDisplayDevice(state: 2, percentage: 64, timeToEmpty: 3600)
+        // The radio's station: a real Icecast, fed a 440 Hz tone by ffmpeg.
+        let icecast = try await Icecast()
+        try await icecast.feed("mp3", .mp3, frequency: 440, name: radioStation.name)
         try await withBroker { broker in
             let clock = try await FakeTime()
 
@@ -47,7 +50,7 @@ struct HomeAssistantE2ETests {
             let configTopic = "homeassistant/device/\(nodeID)/config"
             // Not withNode, which waits for online: the discovery is timed from the start.
             try await withUnstartedNode(
-                on: broker, nodeID: nodeID, environment: environment,
+                on: broker, nodeID: nodeID, environment: environment, configuration: radioConfiguration(icecast),
                 subscriptions: { ["\($0.node)/#", "homeassistant/status", configTopic, blueprintLampTopic] }
             ) { node, client in
                 let topics = node.topics
@@ -84,7 +87,7 @@ struct HomeAssistantE2ETests {
                     "start_meditation": "unknown", "cancel_timers": "unknown", "meditation_minutes": "10",
                     "meditation_interval": "Off", "meditation": "idle", "meditation_ends": "unknown", "next_timer": "unknown",
                     "wake": "idle", "sunrise_min": "0", "wind_down": "unknown", "bedtime": "idle", "kids": "off", "kids_state": "off",
-                    "night_light": "off",
+                    "night_light": "off", "radio": "Off", "radio_playing": "Off", "radio_volume": "50",
                 ]
                 for (key, value) in expected {
                     let state = await ha.waitState(entity(key), is: value)
@@ -142,6 +145,10 @@ struct HomeAssistantE2ETests {
                 #expect(await client.latest(topics.noise) { $0["playing"] == false } != nil)
                 #expect(stateText(await ha.waitState(entity("noise"), is: "off")) == "off")
                 #expect(stateText(await ha.waitState(entity("noise_sound"), is: "unknown")) == "unknown")
+
+                // MARK: The radio (SPEC §15): its templates in Home Assistant's engine, then the entities.
+                try await radioTemplates(ha, discovery: try #require(client.latest(configTopic), "no discovery payload"))
+                try await radioEntities(ha, client: client, topics: topics, icecast: icecast, sink: sink)
 
                 // MARK: Settings: time format select (its options as the face says them), show seconds switch.
                 try await ha.callService("select", "select_option", ["entity_id": .string(entity("time_format")), "option": "12 hours"])

@@ -49,7 +49,7 @@ extension HomeAssistantE2ETests {
         // The selects show their state in German at once (the node sent its states again after the discovery).
         let shownInGerman = [
             "language": "Deutsch", "time_format": "12 Stunden", "face_theme": "Rot", "meditation_interval": "5 Min.",
-            "noise_sound": "Rosa Rauschen",
+            "noise_sound": "Rosa Rauschen", "radio": "Aus", "radio_playing": "Aus",
         ]
         for (key, option) in shownInGerman.sorted(by: { $0.key < $1.key }) {
             #expect(stateText(await ha.waitState(entity(key), is: option)) == option, "\(entity(key))")

@@ -1,5 +1,6 @@
 import Foundation
 import NoiseClockCore
+import NoiseClockMQTT
 import NoiseClockTestSupport
 import Testing
 
@@ -36,6 +37,46 @@ struct DiscoveryTests {
                 try await Task.sleep(for: .milliseconds(500))
                 #expect(watcher.messages(on: configTopic).isEmpty, "offline must not trigger a re-send")
             }
+        }
+    }
+
+    @Test("the Radio select offers the file's stations from the start; a station added, renamed or deleted over MQTT republishes the discovery; its off option stops the radio")
+    func radioStations() async throws {
+        let configuration = "radio:\n  stations:\n    - {id: test, name: \"Test FM\", url: \"http://127.0.0.1:1/test\"}\n"
+        try await withNode(
+            environment: ["NOISECLOCK_AUDIO_DEVICE": "null"], configuration: configuration,
+            subscriptions: { [$0.availability, $0.state(StateTopic.radio), "homeassistant/device/#"] }
+        ) { node, _, watcher in
+            let configTopic = "homeassistant/device/\(node.nodeID)/config"
+            @Sendable func options(_ message: MQTTMessage) -> [String] {
+                (try? JSONValue.parse(message.payload))?["cmps"]?["radio"]?["options"]?.items.compactMap(\.stringValue) ?? []
+            }
+            func waitForOptions(_ expected: [String]) async -> Bool {
+                await watcher.waitFor(configTopic) { options($0) == expected } != nil
+            }
+            // A step that fails ends the test: the ones after it build on it.
+            try #require(await waitForOptions(["Off", "Test FM"]), "discovery: \(watcher.messages(on: configTopic).map(options))")
+
+            let added = try await watcher.request(node.topics, "radio/station/add", #"{"name":"Night Rain","url":"http://127.0.0.1:1/rain"}"#)
+            #expect(added["status"] == "ok", "\(added.serialized)")
+            try #require(await waitForOptions(["Off", "Test FM", "Night Rain"]))
+            let renamed = try await watcher.request(node.topics, "radio/station/update", #"{"id":"night-rain","name":"Rain"}"#)
+            #expect(renamed["status"] == "ok", "\(renamed.serialized)")
+            try #require(await waitForOptions(["Off", "Test FM", "Rain"]))
+
+            // What the select sends: the chosen station's id, and for off a null station.
+            let discovery = try #require(watcher.messages(on: configTopic).last.flatMap { try? JSONValue.parse($0.payload) })
+            let template = try #require(discovery["cmps"]?["radio"]?["command_template"]?.stringValue)
+            #expect(template.contains("'Rain': 'night-rain'") && template.contains("'Off': none"), "\(template)")
+            let playing = try await watcher.request(node.topics, "radio/play", #"{"station":"night-rain"}"#)
+            #expect(playing["data"]?["station"] == "night-rain", "\(playing.serialized)")
+            let stopped = try await watcher.request(node.topics, "radio/play", #"{"station":null}"#)
+            #expect(stopped["status"] == "ok" && stopped["data"]?["playing"] == false, "\(stopped.serialized)")
+            #expect(await watcher.latest(node.topics.state(StateTopic.radio)) { $0["state"] == "idle" } != nil)
+
+            let deleted = try await watcher.request(node.topics, "radio/station/delete", "night-rain")
+            #expect(deleted["status"] == "ok", "\(deleted.serialized)")
+            #expect(await waitForOptions(["Off", "Test FM"]))
         }
     }
 

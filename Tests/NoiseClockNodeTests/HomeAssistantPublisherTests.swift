@@ -187,6 +187,35 @@ struct HomeAssistantPublisherTests {
         #expect(discoveryPayloads(f).last?["cmps"]?["alarm_\(id)_text"]?["name"] == "Früh time")
     }
 
+    @Test("the radio's stations are the Radio select's options: a new or renamed station publishes the discovery again, a new address does not")
+    func stationsChange() async throws {
+        let f = try await AlarmFixture()
+        let publisher = try #require(f.node.homeAssistant)
+        func options() -> [String] { discoveryPayloads(f).last?["cmps"]?["radio"]?["options"]?.items.compactMap(\.stringValue) ?? [] }
+        #expect(options() == ["Off"])
+        let count = discoveryPayloads(f).count
+        let dlf = RadioStation(id: "dlf", name: "Deutschlandfunk", url: "https://example.org/dlf.mp3")
+        publisher.stationsChanged([dlf])
+        #expect(discoveryPayloads(f).count == count + 1)
+        #expect(options() == ["Off", "Deutschlandfunk"])
+        #expect(discoveryPayloads(f).last?["cmps"]?["radio"]?["command_template"]?.stringValue?.contains("'Deutschlandfunk': 'dlf'") == true)
+
+        publisher.stationsChanged([RadioStation(id: "dlf", name: "Deutschlandfunk", url: "https://example.org/other.mp3", fallback: nil)])
+        #expect(discoveryPayloads(f).count == count + 1, "a new address is B/radio's, not the select's")
+        publisher.stationsChanged([RadioStation(id: "dlf", name: "DLF", url: dlf.url)])
+        #expect(options() == ["Off", "DLF"])
+        publisher.stationsChanged([])
+        #expect(options() == ["Off"])
+        #expect(discoveryPayloads(f).count == count + 3)
+
+        // Later payloads (the language, Home Assistant's birth) keep the stations.
+        publisher.stationsChanged([dlf])
+        try await f.ok("settings", #"{"language":"de"}"#)
+        #expect(options() == ["Aus", "Deutschlandfunk"])
+        publisher.homeAssistantAnnounced()
+        #expect(options() == ["Aus", "Deutschlandfunk"])
+    }
+
     @Test("with node.language de the first discovery is German, with the entity ids of the English names")
     func germanAtStart() async throws {
         let f = try await AlarmFixture(configuration: ["node.language": "de"])

@@ -6,8 +6,9 @@ extension HomeAssistantDiscovery {
         "alarm_skipped", "alarm_escalated", "wake_sunrise", "wake_awake",
     ]
 
-    /// Every event the event entity reports: the alarms', then the timers' and the meditations'.
-    public static var eventTypes: [String] { alarmEvents + timerEvents + meditationEvents + bedtimeEvents }
+    /// Every event the event entity reports: the alarms', then the timers', the meditations',
+    /// bedtime's and the radio's.
+    public static var eventTypes: [String] { alarmEvents + timerEvents + meditationEvents + bedtimeEvents + radioEvents }
 
     /// A time entity's pattern: `HH:MM`, 00:00 to 23:59, as the alarm's `time` is written.
     public static let alarmTimePattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$"

@@ -1,7 +1,7 @@
 /// What Home Assistant shows for the node's entities in one language (SPEC §11), read from that
 /// language's message catalog: entity names (`ha.<component key>`), an alarm's time entity
-/// (`ha.alarm_time`), and the selects' options (the face's `settings.24h`, `theme.*`, and
-/// `ha.interval.*`). Names and options only: the component keys, and so the `unique_id`s and the
+/// (`ha.alarm_time`), and the selects' options (the face's `settings.24h`, `theme.*`,
+/// `ha.interval.*`, and the radio's `ha.radio.off`). Names and options only: the component keys, and so the `unique_id`s and the
 /// entity ids, never change with them.
 public struct HomeAssistantNames: Sendable, Hashable {
     public let catalog: Catalog
@@ -32,6 +32,10 @@ public struct HomeAssistantNames: Sendable, Hashable {
 
     /// The face theme select's option, as the face's settings screen says it.
     public func theme(_ theme: FaceStyle.Theme) -> String { catalog.text("theme.\(theme.rawValue)") }
+
+    /// The radio select's option that stops the radio, and the Radio playing sensor's state while
+    /// nothing plays.
+    public var radioOff: String { catalog.text("ha.radio.off") }
 
     /// The noise select's option: the sound's name in this language.
     public func sound(_ sound: Sound) -> String { sound.name(in: language) }

@@ -4,7 +4,8 @@
 /// node feeds it the catalogs, the language in force and the alarms, and publishes what it
 /// returns. The components are laid out by feature: the clock, alarms and noise in
 /// `HomeAssistant+Alarms.swift`, the settings in `HomeAssistant+Settings.swift`, timers and
-/// meditation in `HomeAssistant+Sessions.swift`; their names and options in `HomeAssistantNames`.
+/// meditation in `HomeAssistant+Sessions.swift`, the radio in `HomeAssistant+Radio.swift`; their
+/// names and options in `HomeAssistantNames`.
 ///
 /// Names and select options follow the language (SPEC §11); nothing else does. `unique_id`s are
 /// the component keys, and each component asks for the entity id its English name would give
@@ -106,11 +107,11 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     /// `homeassistant.alarm_time_entity` makes a new entity rather than a text turned into a time.
     public static func alarmTimeKey(_ id: String, _ form: AlarmTimeEntity) -> String { "alarm_\(id)_\(form.rawValue)" }
 
-    /// The discovery payload with a switch and a time entity per alarm; for each id in `removed`
-    /// both are sent as their platform alone (`{"p":"switch"}`, `{"p":"text"}`), which makes Home
-    /// Assistant remove those entities.
-    public func payload(alarms: [AlarmEntry], removed: [String] = []) -> JSONValue {
-        var components = baseComponents
+    /// The discovery payload with a switch and a time entity per alarm, and the radio select's
+    /// option per station; for each id in `removed` both are sent as their platform alone
+    /// (`{"p":"switch"}`, `{"p":"text"}`), which makes Home Assistant remove those entities.
+    public func payload(alarms: [AlarmEntry], removed: [String] = [], stations: [RadioStation] = []) -> JSONValue {
+        var components = baseComponents.merging(radioComponents(stations)) { a, _ in a }
         for alarm in alarms {
             components[Self.alarmKey(alarm.id)] = alarmSwitch(alarm)
             components[Self.alarmTimeKey(alarm.id, alarmTimeEntity)] = alarmTime(alarm)
@@ -133,7 +134,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
 
     // MARK: Components
 
-    /// Every component that is not per alarm.
+    /// Every component that is not per alarm and does not list the stations.
     var baseComponents: [String: JSONValue] {
         alarmAndNoiseComponents.merging(settingsComponents) { a, _ in a }.merging(sessionComponents) { a, _ in a }
             .merging(bedtimeComponents) { a, _ in a }

@@ -6,7 +6,8 @@ import NoiseClockSystem
 
 /// Publishes Home Assistant's discovery payload (SPEC §6): whenever the alarms change (a switch
 /// and a time entity per alarm; a deleted alarm's two sent once as their platform alone,
-/// `{"p":"switch"}` and `{"p":"text"}`, so Home Assistant removes them), in the new language when
+/// `{"p":"switch"}` and `{"p":"text"}`, so Home Assistant removes them), when the radio's stations
+/// change (the Radio select's options, SPEC §15), in the new language when
 /// the settings' language changes (SPEC §11), and again with every retained state when Home
 /// Assistant announces itself (`online` on `<discovery_prefix>/status`). Not made at all with
 /// `mqtt.discovery: false`. On the loop, as the features are: a change publishes straight away,
@@ -26,6 +27,8 @@ public final class HomeAssistantPublisher {
     public private(set) var discovery: HomeAssistantDiscovery
     /// The alarms in the payload published last; nil before the first.
     private var alarms: [HomeAssistantDiscovery.AlarmEntry]?
+    /// The stations the Radio select offers (ids and names: what the payload shows of them).
+    private var stations: [RadioStation] = []
 
     /// `discovery` makes the discovery in a language; `language` is the one in force now.
     public nonisolated init(
@@ -48,7 +51,18 @@ public final class HomeAssistantPublisher {
         guard self.alarms != entries else { return }
         let removed = (self.alarms ?? []).map(\.id).filter { id in !entries.contains { $0.id == id } }
         self.alarms = entries
-        publish(discovery.payload(alarms: entries, removed: removed))
+        publish(discovery.payload(alarms: entries, removed: removed, stations: stations))
+    }
+
+    /// The radio's stations are as given now: publishes the payload when their ids or names (the
+    /// Radio select's options) change; a changed address or fallback changes only `B/radio`.
+    /// Before the first payload it only notes them.
+    public func stationsChanged(_ stations: [RadioStation]) {
+        let entries = stations.map { RadioStation(id: $0.id, name: $0.name, url: "") }
+        guard self.stations != entries else { return }
+        self.stations = entries
+        guard let alarms else { return }
+        publish(discovery.payload(alarms: alarms, stations: entries))
     }
 
     /// The language in force is now `language`: when it changed, the payload again with every
@@ -59,17 +73,19 @@ public final class HomeAssistantPublisher {
         guard discovery.language != language else { return }
         discovery = make(language)
         guard let alarms else { return }
-        publish(discovery.payload(alarms: alarms))
+        publish(discovery.payload(alarms: alarms, stations: stations))
         logger.info("language changed; publishing discovery in it", metadata: ["language": "\(language.rawValue)"])
         transport.republishRetained()
     }
 
-    /// Follows the signals: the settings' language, and the alarms (a switch per alarm).
+    /// Follows the signals: the settings' language, the alarms (a switch per alarm), and the
+    /// radio's stations (the Radio select's options).
     public nonisolated func follow(_ signals: Signals) {
         signals.subscribe { [self] signal in
             switch signal {
             case .settings(let settings): languageChanged(settings.language)
             case .alarms(let alarms): alarmsChanged(alarms)
+            case .radioStations(let stations): stationsChanged(stations)
             case .alarmRinging, .timerRinging, .wake, .bedtime, .kids, .nightLight, .audioFailed: break
             }
         }
@@ -79,7 +95,7 @@ public final class HomeAssistantPublisher {
     /// their values at once rather than at their next change.
     public func homeAssistantAnnounced() {
         logger.info("Home Assistant announced itself; publishing discovery and state again")
-        publish(discovery.payload(alarms: alarms ?? []))
+        publish(discovery.payload(alarms: alarms ?? [], stations: stations))
         transport.republishRetained()
     }
 

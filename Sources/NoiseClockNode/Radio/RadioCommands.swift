@@ -7,6 +7,8 @@ struct RadioCommands: CommandGroup {
     func addCommands(to router: inout CommandRouter) {
         router.add("radio/play", shape: .object(bareValue: "station")) { arguments in
             try arguments.allowOnly(["station", "url", "volume", "sleep_min"])
+            // No station: stop (Home Assistant's Radio select sends its off option so).
+            if arguments.values == ["station": .null] { return try await player.stop() }
             let station = try arguments.string("station"), url = try arguments.string("url")
             if station != nil && url != nil { throw CommandError.invalidField("url", "give a station or a url, not both") }
             return try await player.play(

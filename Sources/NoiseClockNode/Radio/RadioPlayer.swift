@@ -231,6 +231,8 @@ public final class RadioPlayer {
         state.sleepTimerEndsAt = ledger.current.sleepTimerEndsAt
         state.bufferedSeconds = session?.buffer.bufferedSeconds ?? 0
         hub.publish(StateTopic.radio, currentJSON)
+        // Home Assistant's Radio select offers them (the hub sends a signal only when it changed).
+        hub.signals.send(.radioStations(stations.stations))
     }
 
     // MARK: Helpers
