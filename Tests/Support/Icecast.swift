@@ -16,13 +16,16 @@ public final class Icecast: @unchecked Sendable {
 
     /// How a mount is encoded: ffmpeg's codec and muxer, and the content type Icecast serves.
     public enum Format: String, Sendable, CaseIterable {
-        case mp3, aac, opus
+        case mp3, aac, opus, vorbis, flac
 
         var ffmpegArguments: [String] {
             switch self {
             case .mp3: ["-c:a", "libmp3lame", "-b:a", "128k", "-f", "mp3", "-content_type", "audio/mpeg"]
             case .aac: ["-c:a", "aac", "-b:a", "64k", "-f", "adts", "-content_type", "audio/aac"]
             case .opus: ["-c:a", "libopus", "-b:a", "64k", "-f", "ogg", "-content_type", "audio/ogg"]
+            case .vorbis: ["-c:a", "libvorbis", "-b:a", "96k", "-f", "ogg", "-content_type", "audio/ogg"]
+            // FLAC in Ogg, as Icecast serves it.
+            case .flac: ["-c:a", "flac", "-f", "ogg", "-content_type", "audio/ogg"]
             }
         }
     }
