@@ -127,7 +127,7 @@ struct RadioStreamTests {
         }
     }
 
-    @Test("playlists are resolved at each start: .pls, .m3u, nested ones up to 5 levels, entries in order; one that names itself or goes deeper is a clear error")
+    @Test("playlists are resolved at each start: .pls, .m3u, nested ones up to 5 levels, entries in order; one that names itself, goes deeper or is huge is a clear error")
     func playlists() async throws {
         let icecast = try await Icecast()
         try await icecast.feed("a", .mp3, frequency: 440)
@@ -146,6 +146,8 @@ struct RadioStreamTests {
         // Five levels of playlists play; six are refused.
         for level in 1...6 { try write("deep\(level).m3u", (level < 6 ? server.url("deep\(level + 1).m3u") : icecast.url("b")) + "\n") }
         try write("five.m3u", server.url("deep3.m3u") + "\n")
+        // A playlist of 2 MB (SPEC §8: a feed of 100 MB) is cut at 64 KiB.
+        try write("huge.m3u", "#EXTM3U\n" + String(repeating: "# \(String(repeating: "x", count: 1000))\n", count: 2_000) + icecast.url("a") + "\n")
         let sink = "\(directory)/out.raw"
         try await withNode(environment: streamNodeEnvironment(sink: sink)) { node, process, client in
             var playing = try await play(client, node, #"{"url":"\#(server.url("a.pls"))","volume":100}"#, until: "playing")
@@ -170,6 +172,8 @@ struct RadioStreamTests {
             #expect(failing?["error"]?.stringValue?.contains("names itself") == true, "B/radio: \(failing?.serialized ?? "none")")
             failing = try await play(client, node, #"{"url":"\#(server.url("deep1.m3u"))"}"#, until: "retrying")
             #expect(failing?["error"]?.stringValue?.contains("more than 5 deep") == true, "B/radio: \(failing?.serialized ?? "none")")
+            failing = try await play(client, node, #"{"url":"\#(server.url("huge.m3u"))"}"#, until: "retrying")
+            #expect(failing?["error"]?.stringValue?.contains("larger than 65536 bytes") == true, "B/radio: \(failing?.serialized ?? "none")")
 
             _ = try await client.request(node.topics, "radio/stop")
             process.signal(SIGTERM)
