@@ -179,10 +179,11 @@ public final class StreamReceiver: Sendable {
         let stall = Self.microseconds(options.stallTimeout)
         // A stream that comes slower than it plays (a server or a network that trickles) is no
         // stall, yet it is heard as gaps for ever: the time spent waiting for the network is
-        // weighed against the audio it brought, over windows of at least 4 s (HLS brings a
-        // segment at a time); under half is given up, as a stall is. Time spent waiting for room
-        // in the output (a buffer that is full) does not count.
-        let slowWindow = max(2 * stall, 4_000_000)
+        // weighed against the audio it brought, over windows of four stall timeouts (at least 8 s:
+        // HLS at its live edge brings a segment, at most a stall timeout long, at a time, which
+        // leaves a window at least 3/4 full); under half is given up, as a stall is. Time spent
+        // waiting for room in the output (a buffer that is full) does not count.
+        let slowWindow = max(4 * stall, 8_000_000)
         var waited: Int64 = 0, brought = 0
 
         func lookForTitle() {

@@ -24,7 +24,8 @@ struct StreamFault: Sendable, CustomTestStringConvertible {
     static let all: [StreamFault] = [
         StreamFault(name: "stall", initial: nil, fault: { $0.set(.stall) }, says: "sent nothing in time", heals: true),
         StreamFault(name: "cut", initial: nil, fault: { $0.cut() }, says: "broke off", heals: true),
-        StreamFault(name: "trickle", initial: .trickle(bytesPerSecond: 4_000), fault: { _ in }, says: "slower than it plays", heals: false),
+        // A quarter of the stream's 16 kB/s, once it plays (from the start, the open itself may time out first).
+        StreamFault(name: "trickle", initial: nil, fault: { $0.set(.trickle(bytesPerSecond: 4_000)) }, says: "slower than it plays", heals: false),
         StreamFault(name: "html", initial: .html, fault: { _ in }, says: "web page", heals: false),
         StreamFault(name: "garbage", initial: .garbage, fault: { _ in }, says: "not an audio stream", heals: false),
         StreamFault(name: "endless header", initial: .endlessHeader, fault: { _ in }, says: "Too large response headers", heals: false),
@@ -43,8 +44,6 @@ struct RadioFaultTests {
         let environment = ["NOISECLOCK_AUDIO_DEVICE": "null", "NOISECLOCK_AUDIO_FADE_MS": "100"]
         try await withNode(environment: environment, configuration: streamStations([("proxied", proxy.url("mp3"))])) { node, process, client in
             let stamps = try await StampedSubscriber(brokerPort: node.port, topics: [node.topics.event])
-            let timer = try await client.request(node.topics, "timer/start", #"{"seconds":5,"label":"Tea"}"#)
-            try #require(timer["status"] == "ok", "\(timer.serialized)")
             if fault.initial == nil {
                 #expect(try await play(client, node, "proxied", until: "playing") != nil, "log:\n\(process.log)")
                 client.clear()
@@ -53,6 +52,9 @@ struct RadioFaultTests {
                 client.clear()
                 #expect(try await client.request(node.topics, "radio/play", "proxied")["status"] == "ok")
             }
+            // Due while the stream is in trouble.
+            let timer = try await client.request(node.topics, "timer/start", #"{"seconds":3,"label":"Tea"}"#)
+            try #require(timer["status"] == "ok", "\(timer.serialized)")
             let retrying = await streamState(client, node.topics, "retrying")
             let error = retrying?["error"]?.stringValue ?? ""
             #expect(!error.isEmpty && error.contains(fault.says), "B/radio: \(retrying?.serialized ?? "none"); log:\n\(process.log)")
@@ -63,8 +65,7 @@ struct RadioFaultTests {
             #expect(try await client.request(node.topics, "ping")["status"] == "ok")
             #expect(ContinuousClock.now - asked < .seconds(1), "ping took \(ContinuousClock.now - asked)")
             #expect(await client.waitFor(node.topics.event, timeout: .seconds(30)) { json($0)?["event"] == "timer_finished" } != nil)
-            let stamped = try await stamps.finish()
-            let late = StampedSubscriber.lateness(stamped, field: "at") { $0.payload["event"] == "timer_finished" }
+            let late = StampedSubscriber.lateness(try await stamps.finish(), field: "at") { $0.payload["event"] == "timer_finished" }
             // `at` is the due second without its fraction: up to 1000 ms of it is no lateness.
             #expect(late.count == 1 && late.allSatisfy { $0 >= 0 && $0 < 1_500 }, "timer_finished late by \(late) ms")
             _ = try await client.request(node.topics, "timer/dismiss")
@@ -115,9 +116,12 @@ struct RadioFaultTests {
         try await withNode(environment: environment, configuration: configuration) { node, process, client in
             let added = try await client.request(node.topics, "alarm/add", #"{"time":"07:30","sound":"radio:a","fade_in_s":0,"volume":100}"#)
             let id = try #require(added["data"]?["id"]?.stringValue, "\(added.serialized)")
-            try clock.set(to: isoDate("2026-06-15T07:29:58+02:00"))
+            // Within the minute before: the station connects ahead, through the proxy.
+            try clock.set(to: isoDate("2026-06-15T07:29:30+02:00"))
+            #expect(await eventually(timeout: .seconds(20)) { process.log.contains("alarm station ready ahead") }, "log:\n\(process.log)")
+            try clock.set(to: isoDate("2026-06-15T07:29:59+02:00"))
             #expect(await client.waitFor(node.topics.event, timeout: .seconds(30)) { json($0)?["event"] == "alarm_ringing" } != nil, "log:\n\(process.log)")
-            let station = await heardNext(sink, seconds: 2)
+            let station = await heardNext(sink, seconds: 3)
             #expect(carries(station, 440, count: 2), "the station at the sink: \(station)")
 
             proxy.set(.stall)

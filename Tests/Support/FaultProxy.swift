@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// A proxy on a free 127.0.0.1 port between the node and an upstream server (an Icecast), whose
+/// A proxy on a 127.0.0.1 port of its own between the node and an upstream server (an Icecast), whose
 /// misbehaviour the test changes while the node listens (SPEC §8: streams are hostile input): it
 /// passes the upstream's bytes, stalls them (connections kept open, nothing sent; new ones get
 /// no answer), trickles them slower than they play, cuts every open connection, or answers new
@@ -25,8 +25,8 @@ public final class FaultProxy: Sendable {
     private let core: ProxyCore
 
     public init(upstreamPort: Int, mode: Mode = .pass) throws {
-        port = freeLoopbackPort()
-        let listener = try listenOnLoopback(port)
+        let (listener, port) = try listenOnLoopback()
+        self.port = port
         let core = ProxyCore(listener: listener, upstreamPort: upstreamPort, mode: mode)
         self.core = core
         Thread.detachNewThread { core.acceptLoop() }

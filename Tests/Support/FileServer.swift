@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// A plain HTTP/1.0 server on a free 127.0.0.1 port that serves the files of a folder (what a web
+/// A plain HTTP/1.0 server on a 127.0.0.1 port of its own that serves the files of a folder (what a web
 /// server does for HLS segments and playlists): each answer has the content type its file's
 /// ending names and a length, and the connection is closed after it. A file not there is a 404.
 /// One thread per connection; closed with the test.
@@ -11,9 +11,9 @@ public final class FileServer: Sendable {
     private let core: FileServerCore
 
     public init(directory: String) throws {
-        port = freeLoopbackPort()
+        let (listener, port) = try listenOnLoopback()
+        self.port = port
         self.directory = directory
-        let listener = try listenOnLoopback(port)
         let core = FileServerCore(listener: listener, directory: directory)
         self.core = core
         Thread.detachNewThread { core.acceptLoop() }
@@ -88,24 +88,29 @@ private final class FileServerCore: Sendable {
     }
 }
 
-/// A listening socket on 127.0.0.1:`port`.
-func listenOnLoopback(_ port: Int) throws -> Int32 {
+/// A listening socket on a port of 127.0.0.1 that the kernel picks as it binds (no other process
+/// can take it between a check and the bind), and the port.
+func listenOnLoopback() throws -> (fd: Int32, port: Int) {
     let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     var yes: Int32 = 1
     setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = UInt16(port).bigEndian
+    address.sin_port = 0
     let bound = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
     guard bound == 0, listen(listener, 64) == 0 else {
         let reason = String(cString: strerror(errno))
         Glibc.close(listener)
-        throw ServerError(message: "cannot listen on 127.0.0.1:\(port): \(reason)")
+        throw ServerError(message: "cannot listen on 127.0.0.1: \(reason)")
     }
-    return listener
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+    }
+    return (listener, Int(UInt16(bigEndian: address.sin_port)))
 }
 
 /// The request's bytes, up to the blank line that ends its head.
