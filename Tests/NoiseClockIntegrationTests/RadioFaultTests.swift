@@ -14,21 +14,23 @@ struct StreamFault: Sendable, CustomTestStringConvertible {
     /// The proxy's mode from the start (nil: it passes until the station plays, then `fault`).
     var initial: FaultProxy.Mode?
     var fault: @Sendable (FaultProxy) -> Void
-    /// A piece of B/radio's `error` while it retries.
-    var says: String
+    /// A piece of B/radio's `error` while it retries (one of them).
+    var says: [String]
     /// Whether the proxy heals after it and the station must play again.
     var heals: Bool
 
     var testDescription: String { name }
 
     static let all: [StreamFault] = [
-        StreamFault(name: "stall", initial: nil, fault: { $0.set(.stall) }, says: "sent nothing in time", heals: true),
-        StreamFault(name: "cut", initial: nil, fault: { $0.cut() }, says: "broke off", heals: true),
+        StreamFault(name: "stall", initial: nil, fault: { $0.set(.stall) }, says: ["sent nothing in time"], heals: true),
+        StreamFault(name: "cut", initial: nil, fault: { $0.cut() }, says: ["broke off"], heals: true),
         // A quarter of the stream's 16 kB/s, once it plays (from the start, the open itself may time out first).
-        StreamFault(name: "trickle", initial: nil, fault: { $0.set(.trickle(bytesPerSecond: 4_000)) }, says: "slower than it plays", heals: false),
-        StreamFault(name: "html", initial: .html, fault: { _ in }, says: "web page", heals: false),
-        StreamFault(name: "garbage", initial: .garbage, fault: { _ in }, says: "not an audio stream", heals: false),
-        StreamFault(name: "endless header", initial: .endlessHeader, fault: { _ in }, says: "Too large response headers", heals: false),
+        StreamFault(name: "trickle", initial: nil, fault: { $0.set(.trickle(bytesPerSecond: 4_000)) }, says: ["slower than it plays"], heals: false),
+        StreamFault(name: "html", initial: .html, fault: { _ in }, says: ["web page"], heals: false),
+        // What FFmpeg makes of it is not audio, or (on a loaded machine) not made out within the open timeout.
+        StreamFault(
+            name: "garbage", initial: .garbage, fault: { _ in }, says: ["not an audio stream", "too little to recognise"], heals: false),
+        StreamFault(name: "endless header", initial: .endlessHeader, fault: { _ in }, says: ["Too large response headers"], heals: false),
     ]
 }
 
@@ -57,7 +59,7 @@ struct RadioFaultTests {
             try #require(timer["status"] == "ok", "\(timer.serialized)")
             let retrying = await streamState(client, node.topics, "retrying")
             let error = retrying?["error"]?.stringValue ?? ""
-            #expect(!error.isEmpty && error.contains(fault.says), "B/radio: \(retrying?.serialized ?? "none"); log:\n\(process.log)")
+            #expect(fault.says.contains { error.contains($0) }, "B/radio: \(retrying?.serialized ?? "none"); log:\n\(process.log)")
             #expect(retrying?["playing"] == true)
 
             // The node's loop is not held up by the stream.
