@@ -65,11 +65,12 @@ struct RadioFaultTests {
             // The node's loop is not held up by the stream.
             let asked = ContinuousClock.now
             #expect(try await client.request(node.topics, "ping")["status"] == "ok")
-            #expect(ContinuousClock.now - asked < .seconds(1), "ping took \(ContinuousClock.now - asked)")
+            // A loop held by the stream would answer after its 10 s timeouts.
+            #expect(ContinuousClock.now - asked < .seconds(2), "ping took \(ContinuousClock.now - asked)")
             #expect(await client.waitFor(node.topics.event, timeout: .seconds(30)) { json($0)?["event"] == "timer_finished" } != nil)
             let late = StampedSubscriber.lateness(try await stamps.finish(), field: "at") { $0.payload["event"] == "timer_finished" }
             // `at` is the due second without its fraction: up to 1000 ms of it is no lateness.
-            #expect(late.count == 1 && late.allSatisfy { $0 >= 0 && $0 < 1_500 }, "timer_finished late by \(late) ms")
+            #expect(late.count == 1 && late.allSatisfy { $0 >= 0 && $0 < 2_000 }, "timer_finished late by \(late) ms")
             _ = try await client.request(node.topics, "timer/dismiss")
 
             if fault.heals {
