@@ -38,13 +38,34 @@ public final class StreamReceiver: Sendable {
         deinit { pointer.deallocate() }
     }
 
-    private static let quieted: Void = { nc_av_quiet() }()
+    /// FFmpeg prints nothing: its errors are kept, the last one of each thread, to name what a
+    /// failed open met (a certificate, a refused redirect) where its code only says "I/O error".
+    private static let logging: Void = {
+        av_log_set_level(AV_LOG_ERROR)
+        av_log_set_callback { _, level, format, arguments in
+            guard level <= AV_LOG_ERROR, let format, let arguments else { return }
+            var text = [CChar](repeating: 0, count: 256)
+            _ = vsnprintf(&text, text.count, format, arguments)
+            var line = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            while let last = line.last, last.isWhitespace { line.removeLast() }
+            guard !line.isEmpty else { return }
+            StreamReceiver.logged.withLock { $0[UInt(pthread_self())] = line }
+        }
+    }()
+
+    /// The last error FFmpeg logged, by the thread it logged on.
+    private static let logged = Mutex<[UInt: String]>([:])
+
+    /// What FFmpeg last logged on this thread, forgotten.
+    private static func takeLogged() -> String? {
+        logged.withLock { $0.removeValue(forKey: UInt(pthread_self())) }
+    }
 
     public init(
         url: String, into output: any StreamOutput, options: StreamOptions = StreamOptions(),
         onEvent: @escaping @Sendable (StreamEvent) -> Void
     ) {
-        Self.quieted
+        Self.logging
         self.url = url
         self.output = output
         self.options = options
@@ -57,6 +78,7 @@ public final class StreamReceiver: Sendable {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Threads.start(name: "stream") { [self] in
             let error = receive()
+            _ = Self.takeLogged()
             onEvent(.ended(error))
         }
     }
@@ -88,7 +110,10 @@ public final class StreamReceiver: Sendable {
 
         var dictionary: OpaquePointer?
         defer { av_dict_free(&dictionary) }
-        // HTTPS never falls back to plain HTTP through a redirect (SPEC §15); no local files.
+        // HTTPS never falls back to plain HTTP through a redirect (SPEC §15); no local files. The
+        // whitelist alone does not hold it: FFmpeg's one `http` protocol serves both, over `tcp`
+        // or `tls`, and follows a redirect from one to the other; the address it ended at is
+        // checked once it is open, before anything of it is played.
         let secure = url.lowercased().hasPrefix("https:")
         av_dict_set(&dictionary, "protocol_whitelist", secure ? "https,tls,tcp,crypto" : "http,https,tls,tcp,crypto", 0)
         av_dict_set(&dictionary, "tls_verify", "1", 0)
@@ -96,6 +121,7 @@ public final class StreamReceiver: Sendable {
         av_dict_set(&dictionary, "icy", "1", 0)
         av_dict_set(&dictionary, "user_agent", options.userAgent, 0)
         av_dict_set(&dictionary, "reconnect", "0", 0)
+        av_dict_set(&dictionary, "max_redirects", "10", 0)
 
         nc_stream_guard_arm(box.pointer, Self.microseconds(options.openTimeout))
         // On failure it frees the context itself.
@@ -104,6 +130,9 @@ public final class StreamReceiver: Sendable {
         defer {
             var owned: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&owned)
+        }
+        if secure, let location = Self.location(of: context), !location.lowercased().hasPrefix("https:") {
+            return StreamError(.connect, "\(url): a redirect to a refused address (HTTPS may not lead to HTTP)")
         }
         rc = avformat_find_stream_info(context, nil)
         guard rc >= 0 else { return failure(rc, while: .notAudio) }
@@ -148,6 +177,14 @@ public final class StreamReceiver: Sendable {
         var packets = 0
         let eagain = nc_av_error_again()
         let stall = Self.microseconds(options.stallTimeout)
+        // A stream that comes slower than it plays (a server or a network that trickles) is no
+        // stall, yet it is heard as gaps for ever: the time spent waiting for the network is
+        // weighed against the audio it brought, over windows of four stall timeouts (at least 8 s:
+        // HLS at its live edge brings a segment, at most a stall timeout long, at a time, which
+        // leaves a window at least 3/4 full); under half is given up, as a stall is. Time spent
+        // waiting for room in the output (a buffer that is full) does not count.
+        let slowWindow = max(4 * stall, 8_000_000)
+        var waited: Int64 = 0, brought = 0
 
         func lookForTitle() {
             packets += 1
@@ -170,9 +207,19 @@ public final class StreamReceiver: Sendable {
 
         while true {
             nc_stream_guard_arm(box.pointer, stall)
+            let asked = Self.now()
             rc = av_read_frame(context, packet)
+            waited += Self.now() - asked
             if rc < 0 { return failure(rc, while: .ended) }
             defer { av_packet_unref(packet) }
+            if waited >= slowWindow {
+                let speed = Double(brought) / Double(AudioFormat.sampleRate) / (Double(waited) / 1_000_000)
+                if speed < 0.5 {
+                    return StreamError(.timeout, "the stream comes slower than it plays (\(Int(speed * 100)) % of its speed)")
+                }
+                waited = 0
+                brought = 0
+            }
             guard packet.pointee.stream_index == index else { continue }
             lookForTitle()
             rc = avcodec_send_packet(decoder, packet)
@@ -193,6 +240,7 @@ public final class StreamReceiver: Sendable {
                     self.output.write(UnsafeBufferPointer(rebasing: $0[..<(Int(frames) * AudioFormat.channels)]), shouldStop: { stopped })
                 }
                 if !complete { return nil }
+                brought += Int(frames)
                 if !sounding, frames > 0 {
                     sounding = true
                     onEvent(.sounding)
@@ -201,8 +249,26 @@ public final class StreamReceiver: Sendable {
         }
     }
 
-    /// An FFmpeg failure as the user reads it: the deadline or the stop when those ended it.
+    /// The address the HTTP layer ended at, after its redirects (nil when it has none, as HLS).
+    private static func location(of context: UnsafeMutablePointer<AVFormatContext>) -> String? {
+        guard let io = context.pointee.pb else { return nil }
+        var value: UnsafeMutablePointer<UInt8>?
+        guard av_opt_get(UnsafeMutableRawPointer(io), "location", AV_OPT_SEARCH_CHILDREN, &value) >= 0, let value else { return nil }
+        defer { av_free(value) }
+        return String(cString: value)
+    }
+
+    /// Now on the monotonic clock, in microseconds.
+    private static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec) / 1000
+    }
+
+    /// An FFmpeg failure as the user reads it: the deadline or the stop when those ended it, a
+    /// certificate or a refused redirect when FFmpeg logged one.
     private func failure(_ code: Int32, while kind: StreamError.Kind) -> StreamError? {
+        let logged = Self.takeLogged()
         if stopped { return nil }
         if nc_stream_guard_timed_out(guardState.pointer) != 0 {
             return StreamError(.timeout, kind == .connect ? "no answer from the server" : "the stream sent nothing in time")
@@ -213,11 +279,19 @@ public final class StreamReceiver: Sendable {
         var text = [CChar](repeating: 0, count: 128)
         av_strerror(code, &text, text.count)
         let reason = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let lowered = logged?.lowercased() ?? ""
         switch kind {
+        case .connect where lowered.contains("certificate") || lowered.contains("verif"):
+            return StreamError(.connect, "\(url): the certificate could not be verified (\(logged ?? reason))")
+        case .connect where lowered.contains("not on whitelist"):
+            return StreamError(.connect, "\(url): a redirect to a refused address (HTTPS may not lead to HTTP)")
         case .connect where code == -Int32(EINVAL) || reason.contains("Invalid data"):
             return StreamError(.notAudio, "not an audio stream (\(reason))")
         case .connect:
             return StreamError(.connect, "cannot open \(url): \(reason)")
+        case .ended:
+            // A connection lost mid-stream reads as "Input/output error" alone.
+            return StreamError(.ended, "the stream broke off (\(reason))")
         default:
             return StreamError(kind, reason)
         }

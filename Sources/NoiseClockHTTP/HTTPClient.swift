@@ -141,7 +141,14 @@ private final class Transfer: @unchecked Sendable {
         _ = nc_curl_set_progress(curl, transferProgress)
         _ = nc_curl_set_pointer(curl, CURLOPT_XFERINFODATA, me)
 
-        let code = curl_easy_perform(curl)
+        // curl's own words for a failure ("Too large response headers: 307781 > 307200") say
+        // more than its code's ("Failure when receiving data from the peer").
+        var detail = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
+        let code = detail.withUnsafeMutableBufferPointer { buffer in
+            _ = nc_curl_set_pointer(curl, CURLOPT_ERRORBUFFER, buffer.baseAddress)
+            defer { _ = nc_curl_set_pointer(curl, CURLOPT_ERRORBUFFER, nil) }
+            return curl_easy_perform(curl)
+        }
         let status = nc_curl_response_code(curl)
         let contentType = nc_curl_content_type(curl).map { String(cString: $0) }
         let finalURL = nc_curl_effective_url(curl).map { String(cString: $0) } ?? url
@@ -149,7 +156,10 @@ private final class Transfer: @unchecked Sendable {
         if stoppedAtHeaders { return .success(response) }
         if tooLarge { return .failure(HTTPError(.tooLarge, "the answer of \(url) is larger than \(limits.maxBodyBytes) bytes")) }
         if cancelled.load(ordering: .acquiring) { return .failure(HTTPError(.cancelled, "the fetch of \(url) was cancelled")) }
-        guard code == CURLE_OK else { return .failure(Self.error(code, url: url, redirects: limits.maxRedirects)) }
+        guard code == CURLE_OK else {
+            let said = String(decoding: detail.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(Self.error(code, url: url, redirects: limits.maxRedirects, detail: said.isEmpty ? nil : said))
+        }
         guard (200..<300).contains(status) else { return .failure(HTTPError(.status, "\(url) answered HTTP \(status)")) }
         return .success(response)
     }
@@ -176,8 +186,8 @@ private final class Transfer: @unchecked Sendable {
         Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
-    private static func error(_ code: CURLcode, url: String, redirects: Int) -> HTTPError {
-        let reason = String(cString: curl_easy_strerror(code))
+    private static func error(_ code: CURLcode, url: String, redirects: Int, detail: String?) -> HTTPError {
+        let reason = detail ?? String(cString: curl_easy_strerror(code))
         switch code {
         case CURLE_OPERATION_TIMEDOUT: return HTTPError(.timeout, "\(url): no answer in time (\(reason))")
         case CURLE_TOO_MANY_REDIRECTS: return HTTPError(.redirects, "\(url): more than \(redirects) redirects")

@@ -36,10 +36,6 @@ public struct StationResolver: Sendable {
             lastError = HTTPError(.invalid, "\(url): the playlist names itself")
             return []
         }
-        guard depth < Playlist.maxDepth else {
-            lastError = HTTPError(.invalid, "\(url): playlists more than \(Playlist.maxDepth) deep")
-            return []
-        }
         if Self.looksLikeAudio(url) { return [url] }
         let response: HTTPResponse
         do {
@@ -60,6 +56,11 @@ public struct StationResolver: Sendable {
         case .stream, .hls:
             return [url]
         case .entries(let entries):
+            // `depth` playlists named this one: five levels of playlists are followed, a sixth is not.
+            guard depth < Playlist.maxDepth else {
+                lastError = HTTPError(.invalid, "\(url): playlists more than \(Playlist.maxDepth) deep")
+                return []
+            }
             var streams: [String] = []
             for entry in entries {
                 for stream in await resolve(entry, depth: depth + 1, visited: &visited, lastError: &lastError) where !streams.contains(stream) {

@@ -62,11 +62,12 @@ public final class StreamProcess: Sendable {
 
     /// Ends the stream: the helper is sent SIGTERM (it ends at once), the thread sends `ended(nil)`.
     public func stop() {
-        let pid = state.withLock { state -> pid_t in
+        // Signalled under the lock that `run` forgets the id under before it reaps the child: a
+        // signal sent after the lock was let go could reach the number's next process.
+        state.withLock { state in
             state.stopped = true
-            return state.pid
+            if state.pid > 0 { kill(state.pid, SIGTERM) }
         }
-        if pid > 0 { kill(pid, SIGTERM) }
     }
 
     private var stopped: Bool { state.withLock { $0.stopped } }

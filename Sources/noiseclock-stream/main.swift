@@ -75,5 +75,10 @@ let receiver = StreamReceiver(url: url, into: PipeOutput(fd: 1), options: option
 }
 // SIGTERM from the node ends the process at once (the default), which is all a stop needs.
 receiver.start()
-while !ended.wait(timeout: .seconds(3600)) {}
+// A node that dies (even by SIGKILL) closes its end of the audio pipe: the helper goes too, at
+// once, rather than at its next write, which a stalled stream may not make for a while.
+var audio = pollfd(fd: 1, events: 0, revents: 0)
+while !ended.wait(timeout: .seconds(1)) {
+    if poll(&audio, 1, 0) > 0, audio.revents & Int16(POLLERR | POLLHUP) != 0 { exit(0) }
+}
 exit(0)

@@ -3,6 +3,9 @@ import Foundation
 /// `openssl s_server -WWW` on a free 127.0.0.1 port with a certificate made for the test (its own
 /// CA, for 127.0.0.1): no system store trusts it, `certificate` does. It serves the files of its
 /// folder: `tone.mp3`, three seconds of a 440 Hz sine made by ffmpeg.
+///
+/// Given `responses` (a path and the whole HTTP answer to it, its head included), it answers
+/// those as they are (`s_server -HTTP`): a redirect, say; `tone.mp3` then gets a head of its own.
 public final class TLSServer: Sendable {
     public let port: Int
     public let directory: String
@@ -12,7 +15,7 @@ public final class TLSServer: Sendable {
     public var certificate: String { "\(directory)/cert.pem" }
     public var url: String { "https://127.0.0.1:\(port)/tone.mp3" }
 
-    public init() async throws {
+    public init(responses: [String: String] = [:]) async throws {
         port = freeLoopbackPort()
         directory = try makeTemporaryDirectory("tls")
         let (code, output) = try await runTool("/usr/bin/openssl", [
@@ -25,9 +28,17 @@ public final class TLSServer: Sendable {
             "-c:a", "libmp3lame", "-b:a", "128k", "\(directory)/tone.mp3",
         ])
         guard made == 0 else { throw TLSServerError(message: "ffmpeg could not make tone.mp3: \(encoderOutput)") }
-        // -WWW serves files relative to its working folder.
+        if !responses.isEmpty {
+            let tone = try Data(contentsOf: URL(fileURLWithPath: "\(directory)/tone.mp3"))
+            let head = "HTTP/1.0 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: \(tone.count)\r\n\r\n"
+            try (Data(head.utf8) + tone).write(to: URL(fileURLWithPath: "\(directory)/tone.mp3"))
+            for (path, answer) in responses { try answer.write(toFile: "\(directory)/\(path)", atomically: true, encoding: .utf8) }
+        }
+        // -WWW serves files relative to its working folder (-HTTP: files that hold their answer's head).
+        // SIGPIPE ignored (it stays so across exec): a client that leaves mid-file would end the server.
         process = try ChildProcess("/bin/sh", [
-            "-c", "cd '\(directory)' && exec /usr/bin/openssl s_server -accept 127.0.0.1:\(port) -cert cert.pem -key key.pem -WWW -quiet",
+            "-c",
+            "trap '' PIPE; cd '\(directory)' && exec /usr/bin/openssl s_server -accept 127.0.0.1:\(port) -cert cert.pem -key key.pem \(responses.isEmpty ? "-WWW" : "-HTTP") -quiet",
         ], logPath: "\(directory)/s_server.log")
         let port = port, process = process
         let listening = await eventually { canConnect(port: port) || !process.isRunning }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FoundationEssentials
 import NoiseClockCore
 import NoiseClockHTTP
@@ -45,14 +48,24 @@ final class StreamSession {
                 resolver: resolver(timeoutSeconds: startTimeoutSeconds, caFile: caFile))
         }
 
+        /// The CA certificates HTTPS is checked against when the node is given none: the file named
+        /// by `SSL_CERT_FILE` (OpenSSL's variable for a store other than the system's; the tests
+        /// trust their own CA with it), else the system's store.
+        static var environmentCAFile: String? {
+            guard let value = getenv("SSL_CERT_FILE").map({ String(cString: $0) }), !value.isEmpty else { return nil }
+            return value
+        }
+
         private static func options(bufferSeconds: Int, openSeconds: Int, caFile: String?) -> StreamOptions {
+            let caFile = caFile ?? environmentCAFile
             var options = StreamOptions(openTimeout: .seconds(openSeconds), stallTimeout: .seconds(bufferSeconds))
             if let caFile { options.caFile = caFile }
             return options
         }
 
         private static func resolver(timeoutSeconds: Int, caFile: String?) -> StationResolver {
-            StationResolver(limits: HTTPLimits(maxBodyBytes: 64 << 10, timeout: .seconds(timeoutSeconds), caFile: caFile))
+            let caFile = caFile ?? environmentCAFile
+            return StationResolver(limits: HTTPLimits(maxBodyBytes: 64 << 10, timeout: .seconds(timeoutSeconds), caFile: caFile))
         }
     }
 
