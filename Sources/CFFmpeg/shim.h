@@ -14,7 +14,6 @@
 static inline int nc_av_error_again(void) { return AVERROR(EAGAIN); }
 static inline int nc_av_error_eof(void) { return AVERROR_EOF; }
 static inline int nc_av_error_exit(void) { return AVERROR_EXIT; }
-static inline void nc_av_quiet(void) { av_log_set_level(AV_LOG_QUIET); }
 
 /// What FFmpeg's blocking calls ask, again and again, while they wait on the network: stop now?
 /// `stop` is set from another thread (the player stopping); `deadline_us` (on FFmpeg's monotonic
