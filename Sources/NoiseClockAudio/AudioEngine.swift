@@ -162,14 +162,10 @@ public final class AudioEngine: Sendable {
                     shared.withLock { $0.warm = true }
                     openedAt = ContinuousClock.now
                     framesSinceOpen = 0
-                    setStatus { $0.ok = true; $0.error = nil }
                 case .failure(let error):
                     if status.error != error.reason { logger.warning("audio device unavailable", metadata: ["device": "\(device)", "error": "\(error.reason)"]) }
                     setStatus { $0.ok = false; $0.error = error.reason }
-                    let retryAt = ContinuousClock.now + retryInterval
-                    while !stopping, ContinuousClock.now < retryAt {
-                        wake.wait(timeout: ContinuousClock.now.duration(to: retryAt))
-                    }
+                    waitToRetry()
                     continue
                 }
             }
@@ -178,11 +174,17 @@ public final class AudioEngine: Sendable {
                 mixer.withLock { $0.render(into: buffer) }
             }
             if let failure = write(period, to: open) {
-                logger.warning("audio device failed; reopening", metadata: ["device": "\(device)", "error": "\(failure)"])
+                // A device that opens but cannot be written to is tried again after the same
+                // pause as one that cannot be opened: at once, it would flip the status (and
+                // B/status, and an alarm's sound_failed) as fast as the loop runs.
+                if status.error != failure { logger.warning("audio device failed; reopening", metadata: ["device": "\(device)", "error": "\(failure)"]) }
                 pcm = nil
                 setStatus { $0.ok = false; $0.error = failure }
+                waitToRetry()
                 continue
             }
+            // Working once a period is written, not when it opens.
+            if framesSinceOpen == 0 { setStatus { $0.ok = true; $0.error = nil } }
             framesSinceOpen += Self.periodFrames
             let played = Duration.microseconds(Int64(framesSinceOpen) * 1_000_000 / Int64(AudioFormat.sampleRate))
             let ahead = played - openedAt.duration(to: .now) - .microseconds(Int64(Self.bufferMicroseconds))
@@ -190,6 +192,14 @@ public final class AudioEngine: Sendable {
         }
         pcm?.drop()
         pcm = nil
+    }
+
+    /// Sleeps `retryInterval`, or until `stop`.
+    private func waitToRetry() {
+        let retryAt = ContinuousClock.now + retryInterval
+        while !stopping, ContinuousClock.now < retryAt {
+            wake.wait(timeout: ContinuousClock.now.duration(to: retryAt))
+        }
     }
 
     private func openDevice() -> Result<PCM, AudioError> {

@@ -60,6 +60,13 @@ struct AlarmSoundFailureTests {
             #expect(await eventually(timeout: .seconds(20)) { rms(samples(sink), from: 0, to: 1) > 1_000 }, "the tone is heard")
             let failures = client.messages(on: node.topics.event).compactMap(json).filter { $0["event"] == "alarm_failed" }
             #expect(failures.count == 1, "one alarm_failed for the ring: \(failures.map(\.serialized))")
+            // The sink's file cannot be written until its folder exists, though the device opens:
+            // the engine waits between tries, so the ring's state turns back once, not at each try.
+            let rings = client.messages(on: node.topics.state(StateTopic.alarmState)).compactMap(json).filter { $0["state"] == "ringing" }
+            let turns = zip(rings, rings.dropFirst()).filter { $0.0["sound_failed"] != .null && $0.1["sound_failed"] == .null }
+            #expect(turns.count == 1, "sound_failed cleared once: \(rings.map { $0["sound_failed"]?.serialized ?? "-" })")
+            let errors = client.messages(on: node.topics.event).compactMap(json).filter { $0["event"] == "audio_error" }
+            #expect(errors.count <= 3, "one audio_error a try at most, tries 2 s apart: \(errors.count)")
 
             _ = try await client.request(node.topics, "dismiss")
             process.signal(SIGTERM)
