@@ -48,16 +48,39 @@ enum FaceBrowserScript {
     }
 
     /// Starts a node (its clock at 2026-06-15 07:00 Berlin through libfaketime, an alarm at 07:30,
-    /// a folder of guided meditations by two teachers, one untagged and one broken) serving the face
+    /// a folder of guided meditations by two teachers, one untagged and one broken, radio stations,
+    /// with `liveRadio` one playing from a real Icecast) serving the face
     /// from `faceFolder(directory)`, runs the script with `arguments` (besides its URL, screenshots
     /// unless `screenshots` is false, ringing and disconnection options), stops the node when the
     /// script waits for that, and
     /// returns the checks it reported. A failed check is recorded as an issue; so is an exit code
     /// other than 0.
     static func run(
-        _ arguments: [String], screenshots: Bool = true,
+        _ arguments: [String], screenshots: Bool = true, liveRadio: Bool = false,
         faceFolder: (_ directory: String) async throws -> String = { _ in "\(checkout)/Resources/face" }
     ) async throws -> [Check] {
+        var arguments = arguments
+        // The node's radio stations (SPEC §15): two that cannot be reached (the panel shows them
+        // connecting and retrying) and, with `liveRadio`, one from a real Icecast with an ICY title.
+        var configuration = """
+            radio:
+              buffer_s: 2
+              stations:
+                - {id: night-jazz, name: "Night Jazz", url: "http://127.0.0.1:1/night.mp3"}
+                - {id: drone-zone, name: "Drone Zone", url: "http://127.0.0.1:1/drone.pls"}
+
+            """
+        var icecast: Icecast?
+        if liveRadio {
+            let server = try await Icecast()
+            try await server.feed("morning", .mp3, name: "Morning FM")
+            let title = "Morning Show – the news, the weather and the long songs of the early hours"
+            try await server.setTitle("morning", title)
+            configuration += "    - {id: morning-fm, name: \"Morning FM\", url: \"\(server.url("morning"))\"}\n"
+            arguments += ["--radio-live", "morning-fm", "--radio-title", title]
+            icecast = server
+        }
+        defer { withExtendedLifetime(icecast) {} }
         for tool in ["/usr/bin/python3", "/usr/bin/nice", "/usr/bin/sox", "/usr/bin/lame"] {
             try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
         }
@@ -77,7 +100,7 @@ enum FaceBrowserScript {
         try await makeMP3("\(meditations)/evening-rest.mp3", seconds: 12, tags: [])
         try "not an MP3\n".write(toFile: "\(meditations)/broken.mp3", atomically: true, encoding: .utf8)
         environment["NOISECLOCK_MEDITATIONS_DIR"] = meditations
-        return try await withNode(environment: environment) { node, process, client in
+        return try await withNode(environment: environment, configuration: configuration) { node, process, client in
             let up = await eventually(timeout: .seconds(10)) {
                 (try? await FaceHTTP.request(port: port, path: "/api/state", headers: [])) != nil
             }
@@ -187,7 +210,7 @@ struct FaceBrowserTests {
         for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
             try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
         }
-        let results = try await FaceBrowserScript.run([])
+        let results = try await FaceBrowserScript.run([], liveRadio: true)
         // Every group of checks ran, not only some.
         let names = results.map(\.name).joined(separator: "\n")
         for expected in [
@@ -217,6 +240,16 @@ struct FaceBrowserTests {
             "German: no English text on Settings, the bedtime page", "German: no English text on Settings, the kids page",
             "the German date has the day's period and German names",
             "panel bedtime opens 480x800", "touch targets kids 800x480",
+            // SPEC §15: the Radio panel, the clock's title, a station as an alarm's sound.
+            "panel radio opens 800x480", "touch targets radioadd 390x844", "radio: the panel lists the node's stations, in order",
+            "radio: a tap on a station plays it; the panel shows its name and the node's state", "radio: Stop stops it",
+            "radio: a live station plays, with its title", "radio: the clock shows what plays: the station and its title",
+            "radio: a station added by its address is the node's, and listed",
+            "radio: an address the node refuses shows its message beside the address",
+            "radio: the bell makes a station the sound new alarms get (settings.wake.sound)",
+            "radio: the alarm editor offers the stations beside the tones", "radio: saving stores the station as the alarm's sound",
+            "radio: the alarm list names the station", "radio: the second tap deletes the station",
+            "German: no English text on Radio",
         ] {
             #expect(names.contains(expected), "no check \"\(expected)\" ran:\n\(names)")
         }
