@@ -22,6 +22,9 @@ public enum NodeSignal: Sendable, Hashable {
     case kids(KidsState)
     /// The night light's brightness while it shines, nil while off (SPEC §13).
     case nightLight(Int?)
+    /// Why the audio output fails, nil while it works or has not been tried (an alarm that rings
+    /// then cannot sound: `alarm_failed`, SPEC §15).
+    case audioFailed(String?)
 
     /// Signals of one kind replace each other: a new subscriber gets the latest of each kind.
     var kind: Int {
@@ -34,6 +37,7 @@ public enum NodeSignal: Sendable, Hashable {
         case .bedtime: 5
         case .kids: 6
         case .nightLight: 7
+        case .audioFailed: 8
         }
     }
 }

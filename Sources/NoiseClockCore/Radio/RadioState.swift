@@ -33,8 +33,9 @@ public struct RadioState: Sendable, Hashable {
     /// Whether a station is meant to sound (connecting, retrying and buffering count).
     public var playing: Bool { phase != .idle && phase != .failed }
 
-    /// `B/radio`; `isoTime` formats the sleep timer's end (seconds since 1970).
-    public func json(stations: [RadioStation], isoTime: (Double) -> String) -> JSONValue {
+    /// `B/radio`; `directory` says whether `radio/search` has a directory to ask; `isoTime`
+    /// formats the sleep timer's end (seconds since 1970).
+    public func json(stations: [RadioStation], directory: Bool = false, isoTime: (Double) -> String) -> JSONValue {
         func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
         return [
             "playing": .bool(playing),
@@ -50,6 +51,7 @@ public struct RadioState: Sendable, Hashable {
             "volume": .number(Double(volume)),
             "sleep_timer_ends_at": sleepTimerEndsAt.map { .string(isoTime($0)) } ?? .null,
             "stations": .array(stations.map(\.json)),
+            "directory": .bool(directory),
         ]
     }
 }

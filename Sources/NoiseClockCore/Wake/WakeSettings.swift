@@ -13,10 +13,13 @@ public struct WakeSettings: Sendable, Hashable {
     public var sunriseMinutes = 0
     /// New alarms' sunrise drives `wake.lights` (`lights`).
     public var lights = false
+    /// New alarms' sound (`sound`): an alarm tone's id or `radio:<station id>`; nil: the built-in
+    /// default tone. Resolved against the catalog and the stations when set (`resolvingSound`).
+    public var sound: String?
 
     public init(
         skipHolidays: Bool = false, daysOff: [CivilDate] = [], vacationUntil: CivilDate? = nil, escalateAfterSeconds: Int = 0,
-        sunriseMinutes: Int = 0, lights: Bool = false
+        sunriseMinutes: Int = 0, lights: Bool = false, sound: String? = nil
     ) {
         self.skipHolidays = skipHolidays
         self.daysOff = daysOff
@@ -24,16 +27,17 @@ public struct WakeSettings: Sendable, Hashable {
         self.escalateAfterSeconds = escalateAfterSeconds
         self.sunriseMinutes = sunriseMinutes
         self.lights = lights
+        self.sound = sound
     }
 
-    public static let fields: Set<String> = ["skip_holidays", "days_off", "vacation_until", "escalate_after_s", "sunrise_min", "lights"]
+    public static let fields: Set<String> = ["skip_holidays", "days_off", "vacation_until", "escalate_after_s", "sunrise_min", "lights", "sound"]
 
     public var json: JSONValue {
         [
             "skip_holidays": .bool(skipHolidays), "days_off": .array(daysOff.map { .string($0.iso) }),
             "vacation_until": vacationUntil.map { .string($0.iso) } ?? .null,
             "escalate_after_s": .number(Double(escalateAfterSeconds)), "sunrise_min": .number(Double(sunriseMinutes)),
-            "lights": .bool(lights),
+            "lights": .bool(lights), "sound": sound.map(JSONValue.string) ?? .null,
         ]
     }
 
@@ -52,6 +56,13 @@ public struct WakeSettings: Sendable, Hashable {
         if let seconds = try fields.int("escalate_after_s", AlarmFields.escalations) { next.escalateAfterSeconds = seconds }
         if let minutes = try fields.int("sunrise_min", AlarmFields.sunrises) { next.sunriseMinutes = minutes }
         if let on = try fields.bool("lights") { next.lights = on }
+        if let value = patch["sound"] {
+            switch value {
+            case .null: next.sound = nil
+            case .string(let text) where !text.isEmpty && text.count <= 128: next.sound = text
+            default: throw .invalidField(fields.name("sound"), "must be an alarm tone, radio:<station id> or null, not \(value.serialized)")
+            }
+        }
         if let value = patch["days_off"] { next.daysOff = try Self.dates(value, field: fields.name("days_off")) }
         if let value = patch["vacation_until"] {
             if value == .null {
@@ -64,6 +75,28 @@ public struct WakeSettings: Sendable, Hashable {
             }
         }
         return next
+    }
+
+    /// `patch` with its `sound` resolved to an alarm tone's id or `radio:<station id>` (a tone may
+    /// be named by its catalog name, a station by its name); an unknown one is `not_found`.
+    public static func resolvingSound(
+        _ patch: [String: JSONValue], in catalog: SoundCatalog, stations: RadioStations, path: String = "wake"
+    ) throws(CommandError) -> [String: JSONValue] {
+        guard let name = patch["sound"]?.stringValue else { return patch }
+        var resolved = patch
+        if name.hasPrefix("radio:") {
+            let reference = String(name.dropFirst("radio:".count))
+            guard let station = stations.station(named: reference) else {
+                throw CommandError(.notFound, "no station \(reference)", field: "\(path).sound")
+            }
+            resolved["sound"] = .string("radio:\(station.id)")
+        } else {
+            guard let sound = catalog.sound(named: name), sound.kind == .alarm else {
+                throw CommandError(.notFound, "no alarm tone \(name)", field: "\(path).sound")
+            }
+            resolved["sound"] = .string(sound.id)
+        }
+        return resolved
     }
 
     /// A list of ISO dates, sorted, without repeats; at most `DaysOff.maximumCount`.

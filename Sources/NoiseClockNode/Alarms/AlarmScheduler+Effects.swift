@@ -169,9 +169,22 @@ extension AlarmScheduler {
         hub.publish(StateTopic.holidays, daysOff.json(from: today, language: language))
     }
 
+    /// `B/alarm/state`, with `sound_failed`: why a ringing alarm cannot sound (the audio output
+    /// fails), null while it can. A ring that cannot sound sends `alarm_failed` once (SPEC §15);
+    /// the face then rings in the browser, and the engine keeps trying the device.
     func publishRinging() {
-        hub.publish(StateTopic.alarmState, state.ringing.json { ISOTime.string($0, in: time.zone()) })
-        hub.signals.send(.alarmRinging(state.ringing.phase == .ringing))
+        let ringing = state.ringing.phase == .ringing
+        let failure = ringing ? audioFailure : nil
+        if let failure, let due = state.ringing.current?.due, !failureReported {
+            failureReported = true
+            logger.error("alarm cannot sound", metadata: ["alarm": "\(due.alarmID)", "reason": "\(failure)"])
+            emit("alarm_failed", eventDetails(due.alarmID, due.label, ["reason": .string(failure)]))
+        }
+        if !ringing { failureReported = false }
+        var json = state.ringing.json { ISOTime.string($0, in: time.zone()) }.objectValue ?? [:]
+        json["sound_failed"] = failure.map(JSONValue.string) ?? .null
+        hub.publish(StateTopic.alarmState, .object(json))
+        hub.signals.send(.alarmRinging(ringing))
     }
 
 

@@ -62,6 +62,10 @@ public final class AlarmScheduler {
     nonisolated let wakeUp = WakeUp()
     /// Alarms that wake to a station (`sound: "radio:<id>"`); nil without audio.
     let radio: AlarmRadio?
+    /// Why the audio output fails (the engine keeps trying it); nil while it works.
+    var audioFailure: String?
+    /// Whether this ring's `alarm_failed` was sent (again at the next ring, after a snooze).
+    var failureReported = false
 
     public nonisolated convenience init(
         state: State, store: any Store, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
@@ -89,6 +93,11 @@ public final class AlarmScheduler {
         self.logger = logger
         // Days off and the vacation are settings: a change is looked at at once.
         hub.signals.subscribe { [wakeUp] signal in if case .settings = signal { wakeUp.wake() } }
+        hub.signals.subscribe { [weak self] signal in
+            guard case .audioFailed(let failure) = signal, let self, failure != audioFailure else { return }
+            audioFailure = failure
+            publishRinging()
+        }
     }
 
     // MARK: Verbs
@@ -102,7 +111,8 @@ public final class AlarmScheduler {
         if draft.fields.escalateAfterSeconds == nil { draft.fields.escalateAfterSeconds = wake.escalateAfterSeconds }
         if draft.fields.sunriseMinutes == nil { draft.fields.sunriseMinutes = wake.sunriseMinutes }
         if draft.fields.lights == nil { draft.fields.lights = wake.lights }
-        let id = newID(in: ledger.staged.book), defaultSound = defaultSound
+        // `settings.wake.sound` while it still names a tone or a station; else the built-in tone.
+        let id = newID(in: ledger.staged.book), defaultSound = wake.sound.flatMap { try? alarmSound($0) } ?? defaultSound
         return try await change { [draft] state, now, _ throws(CommandError) in
             let alarm = try state.book.add(draft, id: id, defaultSound: defaultSound)
             // A new alarm has no past: only occurrences from now on count.

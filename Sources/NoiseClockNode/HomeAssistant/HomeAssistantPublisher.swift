@@ -70,7 +70,7 @@ public final class HomeAssistantPublisher {
             switch signal {
             case .settings(let settings): languageChanged(settings.language)
             case .alarms(let alarms): alarmsChanged(alarms)
-            case .alarmRinging, .timerRinging, .wake, .bedtime, .kids, .nightLight: break
+            case .alarmRinging, .timerRinging, .wake, .bedtime, .kids, .nightLight, .audioFailed: break
             }
         }
     }

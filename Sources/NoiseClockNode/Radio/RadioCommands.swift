@@ -23,6 +23,13 @@ struct RadioCommands: CommandGroup {
             return try await player.setSleepTimer(
                 minutes: try arguments.requiredInt("minutes", in: 0...720, "minutes from 0 (cancel) to 720 are required"))
         }
+        router.add("radio/search", shape: .object(bareValue: "query")) { arguments in
+            try arguments.allowOnly(["query", "country", "limit"])
+            let search = try RadioSearch(
+                query: try arguments.requiredString("query", "a query is required"), country: try arguments.string("country"),
+                limit: try arguments.int("limit", in: RadioSearch.limits))
+            return try await player.search(search)
+        }
         router.add("radio/station/add", shape: .object(bareValue: nil)) { arguments in
             try arguments.allowOnly(["id", "name", "url", "fallback"])
             return try await player.addStation(arguments)

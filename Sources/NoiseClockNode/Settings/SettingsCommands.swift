@@ -12,13 +12,14 @@ struct SettingsCommands: CommandGroup {
     let hub: StateHub
     /// `settings.meditation`'s sounds are resolved against it: no unknown sound is stored.
     var catalog = SoundCatalog(sounds: [])
-    /// `settings.bedtime.sounds` may name one of these (`radio:<id>`).
+    /// `settings.bedtime.sounds` and `settings.wake.sound` may name one of these (`radio:<id>`).
     var stations: @NodeActor @Sendable () -> RadioStations = { RadioStations() }
 
     func addCommands(to router: inout CommandRouter) {
         router.add("settings", shape: .object(bareValue: nil)) { arguments in
             var patch = try SettingsPatch(arguments)
             if let meditation = patch.meditation { patch.meditation = try MeditationSettings.resolvingSounds(meditation, in: catalog) }
+            if let wake = patch.wake { patch.wake = try WakeSettings.resolvingSound(wake, in: catalog, stations: await stations()) }
             if let bedtime = patch.bedtime { patch.bedtime = try BedtimeSettings.resolvingSounds(bedtime, in: catalog, stations: await stations()) }
             let before = settings.current
             let after = try await settings.change(patch)

@@ -2,6 +2,7 @@ import FoundationEssentials
 import NoiseClockAudio
 import NoiseClockCore
 import NoiseClockHub
+import NoiseClockSystem
 import Synchronization
 
 /// `B/status`: what the node knows of itself, emitted into the hub on connect and on change, and
@@ -25,6 +26,8 @@ public struct StatusBoard: Sendable {
     /// The audio output changed: `B/status` again, and an `audio_error` event when it failed.
     public func audioChanged(_ audio: AudioStatus) {
         publish()
+        let failure = audio.ok ? nil : audio.error ?? "the audio device failed"
+        NodeActor.onLoop { [hub] in hub.signals.send(.audioFailed(failure)) }
         if !audio.ok, let error = audio.error {
             hub.emit(time.event("audio_error", ["device": .string(audio.device), "error": .string(error)]))
         }
