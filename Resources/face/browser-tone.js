@@ -25,6 +25,11 @@ export function browserToneState() {
   return ctx.state === "running" ? "playing" : "blocked";
 }
 
+/** For the browser test: the tone's state, its audio clock and its level now. */
+export function browserToneInfo() {
+  return { state: browserToneState(), time: ctx?.currentTime ?? 0, gain: master?.gain.value ?? 0 };
+}
+
 /** Starts the tone (once), fading in over `fade` seconds; `onChange` is told when it starts or is held back. */
 export function startBrowserTone(fade, onChange) {
   if (ctx) return;

@@ -69,7 +69,7 @@ export class RadioPanel {
     this.page = "main";
     this.ctx.setTitle(t("radio.title"));
     this.ctx.setBack(null);
-    this.nowBox = h("div", { class: "now radio-now", "aria-live": "polite" });
+    this.nowBox = h("div", { class: "now-box", "aria-live": "polite" });
     this.volume = slider(t("radio.volume"), {
       value: radio().volume ?? 50,
       format: (v) => t("settings.percent", { value: v }),
@@ -87,16 +87,20 @@ export class RadioPanel {
     this.sleepField = h("div", { class: "field" },
       h("span", { class: "field-label", id: "radio-sleep-label", text: t("radio.sleep") }), this.sleep, this.sleepLeft);
     this.sleep.setAttribute("aria-labelledby", "radio-sleep-label");
-    this.count = h("p", { class: "hint station-count" });
     this.list = h("div", { class: "station-list" });
     this.listKey = "";
+    // The volume inside the card, under what plays; the stations next, the sleep timer after them.
+    this.volume.classList.add("now-volume");
+    this.volume.querySelector(".range-row").prepend(icon("volume"));
+    this.nowCard = h("div", { class: "now radio-now" }, this.nowBox, this.volume);
     this.body.replaceChildren(
-      section(null, this.nowBox, this.volume, this.sleepField),
+      section(null, this.nowCard),
       h("section", { class: "section" },
         h("div", { class: "list-head" },
           h("h3", { class: "section-title", text: t("radio.stations") }),
           h("button", { type: "button", class: "btn", id: "radio-add", onclick: () => this.showAdd() }, icon("plus"), t("radio.add"))),
-        this.list, this.count));
+        this.list),
+      section(null, this.sleepField));
     this.update(null);
     this.ctx.scrollTop();
   }
@@ -110,7 +114,7 @@ export class RadioPanel {
     const stop = active
       ? h("button", { type: "button", class: "btn", id: "radio-stop", onclick: () => this.send("radio/stop") }, icon("stop"), t("radio.stop"))
       : null;
-    this.nowBox.dataset.state = shown ? r.state || "idle" : "idle";
+    this.nowCard.dataset.state = shown ? r.state || "idle" : "idle";
     this.nowBox.replaceChildren(h("div", { class: "now-head" },
       h("span", { class: "radio-dot", "aria-hidden": "true" }),
       h("div", { class: "now-title" },
@@ -120,7 +124,7 @@ export class RadioPanel {
       stop));
     this.volume.set(r.volume ?? 50);
     const ends = r.sleep_timer_ends_at ? Date.parse(r.sleep_timer_ends_at) : NaN;
-    this.sleepField.hidden = !active;
+    this.sleepField.parentElement.hidden = !active;
     setSegmented(this.sleep, Number.isNaN(ends) ? 0 : -1);
     setText(this.sleepLeft, Number.isNaN(ends) ? "" :
       t("noise.sleep.status", { time: formatInstant(r.sleep_timer_ends_at, clockSettings().timeFormat), left: left(ends) }));
@@ -132,7 +136,6 @@ export class RadioPanel {
     const playing = radioActive(r) ? r.station : null;
     const wake = stationOf(store.state.settings?.wake?.sound);
     const key = JSON.stringify([list, playing, wake, this.armed, store.connected]);
-    setText(this.count, list.length ? t("radio.count", { count: list.length }) : "");
     if (key === this.listKey) return;
     this.listKey = key;
     const focused = document.activeElement?.dataset?.key;
@@ -208,8 +211,9 @@ export class RadioPanel {
           e.preventDefault();
           this.runSearch();
         } },
-        h("div", { class: "search" }, icon("search"), this.queryInput), this.countryInput,
-        h("button", { type: "submit", class: "btn btn-primary", id: "radio-search-go" }, t("radio.search.go"))),
+        h("div", { class: "search" }, icon("search"), this.queryInput),
+        h("div", { class: "search-row" }, this.countryInput,
+          h("button", { type: "submit", class: "btn btn-primary", id: "radio-search-go" }, icon("search"), t("radio.search.go")))),
         this.results));
     } else {
       this.results = null;
@@ -262,7 +266,8 @@ export class RadioPanel {
     const have = new Set(stations().map((s) => s.url));
     this.results.replaceChildren(...results.map((s, i) => {
       const added = have.has(s.url);
-      const meta = [streamMeta(s), s.country, Array.isArray(s.tags) ? s.tags.slice(0, 3).join(", ") : s.tags].filter(Boolean).join(" · ");
+      const tags = (Array.isArray(s.tags) ? s.tags : String(s.tags || "").split(",")).map((x) => String(x).trim()).filter(Boolean);
+      const meta = [streamMeta(s), s.country, tags.slice(0, 3).join(", ")].filter(Boolean).join(" · ");
       const add = h("button", { type: "button", class: "btn result-add" + (added ? " done" : ""), disabled: added, dataset: { key: "result-" + i },
         "aria-label": added ? t("radio.search.added.label", { name: s.name }) : t("radio.search.add", { name: s.name }),
         onclick: () => this.addResult(s, add) }, icon(added ? "check" : "plus"), added ? t("radio.search.added") : t("radio.add"));

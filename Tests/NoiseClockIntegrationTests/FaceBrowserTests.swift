@@ -56,15 +56,19 @@ enum FaceBrowserScript {
     /// returns the checks it reported. A failed check is recorded as an issue; so is an exit code
     /// other than 0.
     static func run(
-        _ arguments: [String], screenshots: Bool = true, liveRadio: Bool = false,
+        _ arguments: [String], screenshots: Bool = true, liveRadio: Bool = false, audioDevice: String = "null",
         faceFolder: (_ directory: String) async throws -> String = { _ in "\(checkout)/Resources/face" }
     ) async throws -> [Check] {
         var arguments = arguments
-        // The node's radio stations (SPEC §15): two that cannot be reached (the panel shows them
-        // connecting and retrying) and, with `liveRadio`, one from a real Icecast with an ICY title.
+        // The node's radio (SPEC §15): a station directory on loopback answering every search with
+        // three stations; two stations that cannot be reached (the panel shows them connecting and
+        // retrying) and, with `liveRadio`, one from a real Icecast with an ICY title.
+        let stationDirectory = try FaultServer(.body(directoryAnswer, contentType: "application/json"))
+        defer { stationDirectory.close() }
         var configuration = """
             radio:
               buffer_s: 2
+              directory: "http://127.0.0.1:\(stationDirectory.port)"
               stations:
                 - {id: night-jazz, name: "Night Jazz", url: "http://127.0.0.1:1/night.mp3"}
                 - {id: drone-zone, name: "Drone Zone", url: "http://127.0.0.1:1/drone.pls"}
@@ -91,7 +95,7 @@ enum FaceBrowserScript {
         var environment = FaceFixture.environment(port: port, folder: try await faceFolder(directory))
         environment.merge(clock.environment) { _, new in new }
         environment["NOISECLOCK_CLOCK_TIMEZONE"] = "Europe/Berlin"
-        environment["NOISECLOCK_AUDIO_DEVICE"] = "null"
+        environment["NOISECLOCK_AUDIO_DEVICE"] = audioDevice
         // Guided meditations by two teachers, one untagged (its file name, no teacher) and one broken.
         let meditations = "\(directory)/meditations"
         try FileManager.default.createDirectory(atPath: meditations, withIntermediateDirectories: true)
@@ -132,6 +136,13 @@ enum FaceBrowserScript {
         }
     }
 
+    /// A radio-browser directory's answer: three jazz stations on loopback addresses.
+    static let directoryAnswer = """
+        [{"name":"Swiss Jazz","url":"http://127.0.0.1:9/swissjazz.pls","url_resolved":"http://127.0.0.1:9/swissjazz.mp3","codec":"MP3","bitrate":128,"countrycode":"CH","tags":"jazz,smooth jazz"},
+         {"name":"Jazz Radio Berlin","url":"http://127.0.0.1:9/berlin.aac","codec":"AAC","bitrate":64,"countrycode":"DE","tags":"jazz,soul"},
+         {"name":"Late Night Jazz","url":"http://127.0.0.1:9/late.ogg","codec":"OGG","bitrate":96,"countrycode":"DE","tags":"jazz"}]
+        """
+
     /// Runs `python3 face_browser_test.py --prepare-face folder`: a copy of the face whose page runs
     /// the test's instrumentation (Tests/Face/face_init.js) before its own scripts.
     static func prepareFace(_ folder: String) async throws {
@@ -148,9 +159,11 @@ enum FaceBrowserScript {
 /// (by teacher, played, sought, renamed); a ringing alarm (a short tap on Dismiss does not dismiss,
 /// a hold does; it comes before a finished timer), every screen in German without an English text
 /// (a German alarm ringing and snoozed too), the language switched under a running page, bedtime's
-/// reminder, wind-down and breathing guide, the kids' clock and the night light's long press, and
-/// the node stopping under the page (it marks itself disconnected and keeps the time).
-@Suite("The clock face in a real browser against a real node (SPEC §9, §10, §7)", .serialized)
+/// reminder, wind-down and breathing guide, the kids' clock and the night light's long press, the
+/// radio (its panel, search and stations, a live station's title on the clock, a station as an
+/// alarm's sound; the tone the page plays for an alarm that cannot sound), and the node stopping
+/// under the page (it marks itself disconnected and keeps the time).
+@Suite("The clock face in a real browser against a real node (SPEC §9, §10, §7, §15)", .serialized)
 struct FaceBrowserTests {
     /// The catalog the node sends the face for each language (`GET /api/strings/LANG`: no `ha.` keys),
     /// as the node serializes it.
@@ -240,7 +253,9 @@ struct FaceBrowserTests {
             "German: no English text on Settings, the bedtime page", "German: no English text on Settings, the kids page",
             "the German date has the day's period and German names",
             "panel bedtime opens 480x800", "touch targets kids 800x480",
-            // SPEC §15: the Radio panel, the clock's title, a station as an alarm's sound.
+            // SPEC §15: the Radio panel, the clock's title, a station as an alarm's sound, the search.
+            "radio: a search lists the directory's stations, each with Add",
+            "radio: Add on a result makes it one of the node's stations, and says so",
             "panel radio opens 800x480", "touch targets radioadd 390x844", "radio: the panel lists the node's stations, in order",
             "radio: a tap on a station plays it; the panel shows its name and the node's state", "radio: Stop stops it",
             "radio: a live station plays, with its title", "radio: the clock shows what plays: the station and its title",
@@ -254,5 +269,23 @@ struct FaceBrowserTests {
             #expect(names.contains(expected), "no check \"\(expected)\" ran:\n\(names)")
         }
         #expect(results.count >= 100, "\(results.count) checks ran")
+    }
+
+    @Test("an alarm that cannot sound (no audio device): the ringing view says why, and the page plays the tone itself until Dismiss (SPEC §15)")
+    func soundFailed() async throws {
+        for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
+            try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
+        }
+        // An ALSA file sink in a folder that does not exist: the node cannot open its output.
+        let results = try await FaceBrowserScript.run(
+            ["--only", "none", "--expect-sound-failed"], screenshots: false, audioDevice: "file:'/nonexistent-noiseclock-card/out.raw',raw")
+        let names = results.map(\.name)
+        for expected in [
+            "ringing view shows", "sound failed: the node says why it cannot sound", "sound failed: the ringing view says why",
+            "sound failed: the page plays the alarm tone (WebAudio), fading in", "sound failed: the view fits 390x844",
+            "holding Dismiss dismisses", "sound failed: Dismiss stops the page's tone", "no console errors",
+        ] {
+            #expect(names.contains(expected), "no check \"\(expected)\" ran:\n\(names)")
+        }
     }
 }
