@@ -175,7 +175,7 @@ export class AlarmsPanel {
     const label = h("input", { class: "input", type: "text", maxlength: "64", value: draft.label, placeholder: t("label.alarm"),
       autocomplete: "off", oninput: (e) => change({ label: e.target.value }) });
 
-    this.soundList = h("div", { class: "sound-list", role: "radiogroup", "aria-label": t("editor.sound") });
+    this.soundList = h("div", { class: "sound-list kinds", role: "radiogroup", "aria-label": t("editor.sound") });
     // The tones, each with its preview, then the radio's stations (an alarm's sound "radio:<id>").
     this.renderSounds = () => {
       const tones = store.sounds?.alarm?.length ? store.sounds.alarm
@@ -189,8 +189,8 @@ export class AlarmsPanel {
           onclick: () => {
             change({ sound: s.id });
             this.renderSounds();
-          } }, s.station ? icon("radio", "pick-kind") : null, h("span", { class: "pick-name", text: s.name }));
-        return h("div", { class: "sound-row" + (s.id === draft.sound ? " selected" : "") + (s.station ? " station" : "") }, pick,
+          } }, icon(s.station ? "radio" : "bell", "pick-kind"), h("span", { class: "pick-name", text: s.name }));
+        return h("div", { class: "sound-row" + (s.id === draft.sound ? " selected" : "") }, pick,
           s.station ? null : iconButton("play", t("editor.preview", { name: s.name }), () => this.send("noise/preview", { sound: s.id })));
       };
       this.soundList.replaceChildren(...tones.filter((s) => s.id).map(row),

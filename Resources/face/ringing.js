@@ -135,10 +135,35 @@ export function renderRinging() {
   return appeared;
 }
 
-/** The node's reason while the alarm rings without a sound, or "". */
+const SOUND_BACK_MS = 5000;
+let failedReason = "";
+let soundBackTimer = 0;
+
+/**
+ * The node's reason while the alarm rings without a sound, or "". A sound that comes back counts
+ * once it has stayed back for 5 s: an output that opens and fails again at once would otherwise
+ * start and stop the page's tone many times a second.
+ */
 function soundFailed() {
-  const reason = isRinging() ? store.state["alarm/state"]?.sound_failed : null;
-  return typeof reason === "string" ? reason.trim() || t("ring.sound_failed.unknown") : "";
+  if (!isRinging()) {
+    clearTimeout(soundBackTimer);
+    soundBackTimer = 0;
+    failedReason = "";
+    return "";
+  }
+  const reason = store.state["alarm/state"]?.sound_failed;
+  if (typeof reason === "string") {
+    clearTimeout(soundBackTimer);
+    soundBackTimer = 0;
+    failedReason = reason.trim() || t("ring.sound_failed.unknown");
+  } else if (failedReason && !soundBackTimer) {
+    soundBackTimer = setTimeout(() => {
+      soundBackTimer = 0;
+      if (typeof store.state["alarm/state"]?.sound_failed !== "string") failedReason = "";
+      renderSoundFailed();
+    }, SOUND_BACK_MS);
+  }
+  return failedReason;
 }
 
 /**
@@ -153,8 +178,8 @@ function renderSoundFailed() {
   const tone = reason ? browserToneState() : "";
   const note = $("#ring-sound");
   setHidden(note, !reason);
-  setText($(".ring-sound-text", note), !reason ? "" : tone === "playing" ? t("ring.browser_tone", { reason })
-    : tone === "blocked" ? t("ring.browser_tone.blocked", { reason }) : t("ring.sound_failed", { reason }));
+  setText($(".ring-sound-text span", note), !reason ? "" : t(tone === "playing" ? "ring.browser_tone" : "ring.sound_failed"));
+  setText($(".ring-sound-why", note), reason);
   setHidden($("#ring-sound-play"), tone !== "blocked");
   setAttr(view, "data-browser-tone", tone || null);
 }

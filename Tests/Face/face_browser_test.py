@@ -1485,13 +1485,17 @@ def check_sound_failed(face):
     """The node rings but cannot make a sound (B/alarm/state's sound_failed): the ringing view says
     why, quietly; the page plays the alarm tone with WebAudio, fading in (a page not yet touched
     is held back by the browser: its button lets the tone sound)."""
-    reason = lambda: face.state().get("alarm/state", {}).get("sound_failed")
-    failed = face.until(lambda: isinstance(reason(), str), 60)
-    report("sound failed: the node says why it cannot sound", failed, json.dumps(face.state().get("alarm/state")))
-    if not failed:
+    seen = []
+    def failed():
+        reason = face.state().get("alarm/state", {}).get("sound_failed")
+        if isinstance(reason, str):
+            seen.append(reason)
+        return bool(seen)
+    report("sound failed: the node says why it cannot sound", face.until(failed, 60), json.dumps(face.state().get("alarm/state")))
+    if not seen:
         return
-    said = face.until(lambda: reason() in (text(face, "#ring-sound") or ""))
-    report("sound failed: the ringing view says why", said, f'{text(face, "#ring-sound")!r} vs {reason()!r}')
+    said = face.until(lambda: seen[0] in (text(face, "#ring-sound") or ""))
+    report("sound failed: the ringing view says why", said, f'{text(face, "#ring-sound")!r} vs {seen[0]!r}')
     tone = lambda: face.js("return document.getElementById('ringing').dataset.browserTone || ''")
     face.until(lambda: tone() != "")
     if tone() == "blocked":
