@@ -90,8 +90,11 @@ export class RadioPanel {
     this.list = h("div", { class: "station-list" });
     this.listKey = "";
     // The volume inside the card, under what plays; the stations next, the sleep timer after them.
+    // Named by its icon and the input's own label: no line of text for it in the card.
     this.volume.classList.add("now-volume");
     this.volume.querySelector(".range-row").prepend(icon("volume"));
+    this.volume.querySelector("input").setAttribute("aria-label", t("radio.volume"));
+    this.volume.querySelector(".field-label").hidden = true;
     this.nowCard = h("div", { class: "now radio-now" }, this.nowBox, this.volume);
     this.body.replaceChildren(
       section(null, this.nowCard),

@@ -78,7 +78,7 @@ enum FaceBrowserScript {
         if liveRadio {
             let server = try await Icecast()
             try await server.feed("morning", .mp3, name: "Morning FM")
-            let title = "Morning Show – the news, the weather and the long songs of the early hours"
+            let title = "Morgenmagazin – Nachrichten, Wetter und die langen Lieder der frühen Stunden"
             try await server.setTitle("morning", title)
             configuration += "    - {id: morning-fm, name: \"Morning FM\", url: \"\(server.url("morning"))\"}\n"
             arguments += ["--radio-live", "morning-fm", "--radio-title", title]
