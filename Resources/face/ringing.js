@@ -75,7 +75,9 @@ export function initRinging() {
     send("snooze", minutes ? { minutes } : {});
   });
   holdButton($("#snoozed-dismiss"), () => command("dismiss"), null);
+  // Any touch on the view lets a tone the browser held back sound (a touch is what it waits for).
   $("#ring-sound-play").addEventListener("click", () => resumeBrowserTone());
+  view.addEventListener("pointerdown", () => resumeBrowserTone(), { capture: true });
 }
 
 export function labelRinging() {

@@ -276,9 +276,9 @@ struct FaceBrowserTests {
         for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
             try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
         }
-        // An ALSA file sink in a folder that does not exist: the node cannot open its output.
+        // A sound card that is not there: the node cannot open its output.
         let results = try await FaceBrowserScript.run(
-            ["--only", "none", "--expect-sound-failed"], screenshots: false, audioDevice: "file:'/nonexistent-noiseclock-card/out.raw',raw")
+            ["--only", "none", "--expect-sound-failed"], screenshots: false, audioDevice: "hw:CARD=NoiseClockNoSuchCard,DEV=0")
         let names = results.map(\.name)
         for expected in [
             "ringing view shows", "sound failed: the node says why it cannot sound", "sound failed: the ringing view says why",
