@@ -695,6 +695,7 @@ if runs("noise"), noiseSeconds > 0, let pulse = try? await PulseSink() {
 // MARK: The radio (RadioBench.swift)
 
 if runs("radio"), radioSeconds > 0 { rows += try await radioRows(brokerPort: broker.port) }
+if runs("radio") { rows += try await radioAlarmRows(brokerPort: broker.port) }
 
 // MARK: The face (FaceBench.swift)
 

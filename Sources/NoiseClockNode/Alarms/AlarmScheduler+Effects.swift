@@ -181,10 +181,15 @@ extension AlarmScheduler {
             emit("alarm_failed", eventDetails(due.alarmID, due.label, ["reason": .string(failure)]))
         }
         if !ringing { failureReported = false }
-        var json = state.ringing.json { ISOTime.string($0, in: time.zone()) }.objectValue ?? [:]
-        json["sound_failed"] = failure.map(JSONValue.string) ?? .null
-        hub.publish(StateTopic.alarmState, .object(json))
+        hub.publish(StateTopic.alarmState, ringingJSON)
         hub.signals.send(.alarmRinging(ringing))
+    }
+
+    /// `B/alarm/state` (also the answer of `snooze` and `dismiss`).
+    var ringingJSON: JSONValue {
+        var json = state.ringing.json { ISOTime.string($0, in: time.zone()) }.objectValue ?? [:]
+        json["sound_failed"] = state.ringing.phase == .ringing ? audioFailure.map(JSONValue.string) ?? .null : .null
+        return .object(json)
     }
 
 

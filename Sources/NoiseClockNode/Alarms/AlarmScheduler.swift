@@ -295,7 +295,7 @@ public final class AlarmScheduler {
         perform(outcomes)
         refreshNextFires(now: now)
         wake()
-        let answer = state.ringing.json { ISOTime.string($0, in: time.zone()) }
+        let answer = ringingJSON
         do {
             try await ticket?.wait()
         } catch {

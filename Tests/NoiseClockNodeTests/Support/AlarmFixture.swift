@@ -175,7 +175,7 @@ func ringingEvent(_ id: String, _ label: String, at: Date, firesAt: String = fir
     ]
 }
 
-/// `B/alarm/state` of SPEC §2 (plus `waiting`).
+/// `B/alarm/state` of SPEC §2 (plus `waiting`, and `sound_failed`: null with no audio engine).
 func ringState(
     _ state: String, _ id: String, _ label: String, since: Date, snoozedUntil: Date? = nil, snoozeCount: Int = 0,
     waiting: [JSONValue] = [], escalated: Bool = false
@@ -184,11 +184,13 @@ func ringState(
         "state": .string(state), "alarm_id": .string(id), "label": .string(label), "since": .string(berlinISO(since)),
         "snoozed_until": snoozedUntil.map { .string(berlinISO($0)) } ?? .null,
         "snooze_count": .number(Double(snoozeCount)), "escalated": .bool(escalated), "waiting": .array(waiting),
+        "sound_failed": .null,
     ]
 }
 
 let idleState: JSONValue = [
     "state": "idle", "alarm_id": nil, "label": nil, "since": nil, "snoozed_until": nil, "snooze_count": 0, "escalated": false, "waiting": [],
+    "sound_failed": nil,
 ]
 
 /// The alarm object without the members that differ between an alarm and its copy.
