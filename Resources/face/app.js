@@ -19,6 +19,7 @@ import { initSession, labelSession, renderSession, sessionShown } from "./sessio
 import { counting } from "./countdown.js";
 import { initControls, labelControls, showControls, hideControls, controlsVisible, escape, panelOpen, closePanel } from "./controls.js";
 import { $, setAttr, setHidden, setText } from "./dom.js";
+import { browserToneInfo } from "./browser-tone.js";
 
 const ORBIT_STEPS = 10; // minutes for one pixel-shift orbit
 const ORBIT_RADIUS = 3; // px
@@ -278,5 +279,5 @@ async function start() {
 }
 
 // For the browser test and for debugging in a kiosk: read-only views of what the face holds.
-window.noiseclockFace = { store, now, timeView, missing };
+window.noiseclockFace = { store, now, timeView, missing, browserTone: browserToneInfo };
 start();

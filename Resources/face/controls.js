@@ -1,11 +1,12 @@
 // The controls: a dock that appears on a tap, click or key and hides after 10 s without
-// interaction, and the sheet it opens (Noise, Alarms, Timers, Meditation, Settings). Esc goes back, then closes.
+// interaction, and the sheet it opens (Noise, Radio, Alarms, Timers, Meditation, Settings). Esc goes back, then closes.
 
 import { t } from "./i18n.js";
 import { $, setText, setHidden, setAttr } from "./dom.js";
 import { command } from "./connection.js";
 import { subscribe } from "./store.js";
 import { NoisePanel } from "./panel-noise.js";
+import { RadioPanel } from "./panel-radio.js";
 import { AlarmsPanel } from "./panel-alarms.js";
 import { SettingsPanel } from "./panel-settings.js";
 import { TimersPanel } from "./panel-timers.js";
@@ -13,7 +14,7 @@ import { MeditationPanel } from "./panel-meditation.js";
 
 const IDLE_MS = 10000;
 const BUSY_IDLE_MS = 60000; // an alarm being edited is not thrown away after 10 s
-const PANELS = { noise: NoisePanel, alarms: AlarmsPanel, timers: TimersPanel, meditation: MeditationPanel, settings: SettingsPanel };
+const PANELS = { noise: NoisePanel, radio: RadioPanel, alarms: AlarmsPanel, timers: TimersPanel, meditation: MeditationPanel, settings: SettingsPanel };
 
 let dock, sheet, body, title, back, toastEl;
 let visible = false;

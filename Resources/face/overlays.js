@@ -1,4 +1,4 @@
-// The overlays around the time: date, battery, next alarm, noise, the snooze and running timers, plus the mark
+// The overlays around the time: date, battery, next alarm, noise or the radio, the snooze and running timers, plus the mark
 // that says the node is out of reach. State-dependent overlays are struck through while
 // disconnected: old state is never shown as current.
 
@@ -7,6 +7,7 @@ import { t, language } from "./i18n.js";
 import { $, h, icon, setText, setHidden, setClass, setAttr } from "./dom.js";
 import { parts, formatInstant, relative, left } from "./nodetime.js";
 import { sortedTimers, timerLeft, clockText } from "./countdown.js";
+import { radio, radioActive, playingName } from "./radio.js";
 
 const MAX_TIMER_CHIPS = 3;
 
@@ -15,7 +16,7 @@ let dateFormatter = null;
 let dateLocale = "";
 
 export function initOverlays() {
-  for (const id of ["date", "timer-chips", "battery", "next-alarm", "noise-now", "snoozed", "conn"]) els[id] = $("#" + id);
+  for (const id of ["date", "timer-chips", "battery", "next-alarm", "noise-now", "radio-now", "snoozed", "conn"]) els[id] = $("#" + id);
 }
 
 export function labelOverlays() {
@@ -34,6 +35,7 @@ export function renderOverlays() {
   renderNextAlarm(show.next_alarm !== false && !snoozed, stale);
   renderSnoozed(snoozed, stale);
   renderNoise(show.noise !== false, stale);
+  renderRadio(show.noise !== false, stale);
   renderTimerChips(show.timers !== false, stale);
 }
 
@@ -158,6 +160,26 @@ function renderNoise(visible, stale) {
   const text = Number.isNaN(ends) ? names : t("noise.summary", { sounds: names, left: left(ends) });
   setText($(".chip-text", el), text);
   setAttr(el, "aria-label", t("noise.label", { sounds: text }));
+  setAttr(el, "role", "img");
+  setClass(el, "stale", stale);
+  setHidden(el, false);
+}
+
+/**
+ * The station that plays and its title ("Deutschlandfunk · Nachrichten"), under the noise's
+ * switch (radio and noise are one player); cut short with an ellipsis when long.
+ */
+function renderRadio(visible, stale) {
+  const el = els["radio-now"];
+  const r = radio();
+  if (!visible || !radioActive(r)) return setHidden(el, true);
+  const name = playingName(r);
+  const title = r.state === "playing" && typeof r.now_playing === "string" ? r.now_playing.trim() : "";
+  const ends = r.sleep_timer_ends_at ? Date.parse(r.sleep_timer_ends_at) : NaN;
+  const what = title ? t("radio.chip", { name, title }) : name;
+  const text = Number.isNaN(ends) ? what : t("noise.summary", { sounds: what, left: left(ends) });
+  setText($(".chip-text", el), text);
+  setAttr(el, "aria-label", t("radio.label", { what: text }));
   setAttr(el, "role", "img");
   setClass(el, "stale", stale);
   setHidden(el, false);

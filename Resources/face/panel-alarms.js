@@ -1,5 +1,5 @@
 // Alarms: the list (switch and next time for each) and the editor (time, repeat days and their
-// description, label, sound with preview, volume, snooze, fade-in, ring timeout; duplicate,
+// description, label, sound (a tone with preview, or a radio station), volume, snooze, fade-in, ring timeout; duplicate,
 // delete, skip next). The node's validation errors appear beside the field they name.
 
 import { t } from "./i18n.js";
@@ -8,6 +8,7 @@ import { store, clockSettings } from "./store.js";
 import { formatHM, relative, formatDate } from "./nodetime.js";
 import { toggle, segmented, slider, field, section, timePicker, iconButton } from "./widgets.js";
 import { errorText } from "./panel-noise.js";
+import { stations, stationOf, stationName, RADIO_PREFIX } from "./radio.js";
 
 export const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 const SNOOZE = [5, 7, 8, 9, 10, 15, 20];
@@ -72,10 +73,10 @@ export class AlarmsPanel {
 
   update(topics) {
     if (this.editing) {
-      if (topics?.has("sounds")) this.renderSounds?.();
+      if (topics?.has("sounds") || topics?.has("radio")) this.renderSounds?.();
       return;
     }
-    if (!topics || ["alarms", "alarm/next", "minute", "settings", "connection", "holidays"].some((x) => topics.has(x))) this.renderList();
+    if (!topics || ["alarms", "alarm/next", "minute", "settings", "connection", "holidays", "radio"].some((x) => topics.has(x))) this.renderList();
   }
 
   async send(verb, payload) {
@@ -123,13 +124,15 @@ export class AlarmsPanel {
     const nextText = !a.enabled ? t("alarms.off") : a.skip_next ? t("alarms.skipped", { relative: next })
       : onVacation ? t("alarms.vacation", { relative: next }) : next;
     const skips = a.enabled ? skipText(a.next_skip) : "";
+    const station = stationOf(a.sound);
     const [clock, ampm] = time.split(" ");
     const edit = h("button", { type: "button", class: "row-btn", dataset: { key: "edit-" + a.id },
       "aria-label": t("alarms.edit", { label, time }), onclick: () => this.edit(a) },
     h("span", { class: "alarm-time" }, clock, ampm ? h("small", { text: ampm }) : null),
     h("span", { class: "alarm-meta", text: t("alarms.meta", { label, repeat: repeatText(a.days) }) }),
     nextText ? h("span", { class: "alarm-next", text: nextText }) : null,
-    skips ? h("span", { class: "alarm-skip", text: skips }) : null);
+    skips ? h("span", { class: "alarm-skip", text: skips }) : null,
+    station ? h("span", { class: "alarm-station" }, icon("radio"), h("span", { text: stationName(station) })) : null);
     const sw = toggle("", a.enabled, (on) => this.send(on ? "alarm/enable" : "alarm/disable", { id: a.id }),
       { "aria-label": t("alarms.toggle", { label, time }), dataset: { key: "switch-" + a.id } });
     return h("div", { class: "alarm-row" + (a.enabled ? "" : " off") }, edit, sw);
@@ -172,18 +175,26 @@ export class AlarmsPanel {
     const label = h("input", { class: "input", type: "text", maxlength: "64", value: draft.label, placeholder: t("label.alarm"),
       autocomplete: "off", oninput: (e) => change({ label: e.target.value }) });
 
-    this.soundList = h("div", { class: "sound-list", role: "radiogroup", "aria-label": t("editor.sound") });
+    this.soundList = h("div", { class: "sound-list kinds", role: "radiogroup", "aria-label": t("editor.sound") });
+    // The tones, each with its preview, then the radio's stations (an alarm's sound "radio:<id>").
     this.renderSounds = () => {
-      const sounds = store.sounds?.alarm?.length ? store.sounds.alarm : [{ id: draft.sound, name: draft.sound }];
-      this.soundList.replaceChildren(...sounds.filter((s) => s.id).map((s) => {
-        const pick = h("button", { type: "button", class: "pick", role: "radio", "aria-checked": String(s.id === draft.sound), text: s.name,
+      const tones = store.sounds?.alarm?.length ? store.sounds.alarm
+        : stationOf(draft.sound) ? [] : [{ id: draft.sound, name: draft.sound }];
+      const radios = stations().map((s) => ({ id: RADIO_PREFIX + s.id, name: s.name, station: true }));
+      // A station the node no longer has stays listed while it is the alarm's sound.
+      if (stationOf(draft.sound) && !radios.some((s) => s.id === draft.sound)) radios.push({ id: draft.sound, name: stationName(stationOf(draft.sound)), station: true });
+      const row = (s) => {
+        const pick = h("button", { type: "button", class: "pick", role: "radio", "aria-checked": String(s.id === draft.sound),
+          dataset: { sound: s.id },
           onclick: () => {
             change({ sound: s.id });
             this.renderSounds();
-          } });
+          } }, icon(s.station ? "radio" : "bell", "pick-kind"), h("span", { class: "pick-name", text: s.name }));
         return h("div", { class: "sound-row" + (s.id === draft.sound ? " selected" : "") }, pick,
-          iconButton("play", t("editor.preview", { name: s.name }), () => this.send("noise/preview", { sound: s.id })));
-      }));
+          s.station ? null : iconButton("play", t("editor.preview", { name: s.name }), () => this.send("noise/preview", { sound: s.id })));
+      };
+      this.soundList.replaceChildren(...tones.filter((s) => s.id).map(row),
+        radios.length ? h("p", { class: "sound-group", role: "presentation", text: t("editor.stations") }) : null, ...radios.map(row));
     };
     this.renderSounds();
 
@@ -290,6 +301,8 @@ export class AlarmsPanel {
   }
 }
 
+/** The sound new alarms get (settings.wake.sound), else the first tone. */
 function defaultSound() {
-  return store.sounds?.alarm?.[0]?.id || "";
+  const wake = store.state.settings?.wake?.sound;
+  return (typeof wake === "string" && wake) || store.sounds?.alarm?.[0]?.id || "";
 }

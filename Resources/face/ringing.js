@@ -1,6 +1,7 @@
 // The ringing view: the label, the time, a large Snooze and a Dismiss that must be held for a
 // second (a half-asleep tap snoozes instead of dismissing). Also the hold-to-cancel of a snooze,
-// and the finished-timer view (under a ringing alarm: the alarm comes first).
+// and the finished-timer view (under a ringing alarm: the alarm comes first). When the node cannot
+// make any sound (sound_failed), the view says so quietly and the page plays the tone itself.
 
 import { store, clockSettings } from "./store.js";
 import { t, language } from "./i18n.js";
@@ -8,6 +9,7 @@ import { $, h, icon, setText, setHidden, setAttr } from "./dom.js";
 import { timers } from "./countdown.js";
 import { command } from "./connection.js";
 import { parts, formatHM } from "./nodetime.js";
+import { startBrowserTone, stopBrowserTone, resumeBrowserTone, browserToneState } from "./browser-tone.js";
 
 const HOLD_MS = 1000;
 
@@ -73,6 +75,9 @@ export function initRinging() {
     send("snooze", minutes ? { minutes } : {});
   });
   holdButton($("#snoozed-dismiss"), () => command("dismiss"), null);
+  // Any touch on the view lets a tone the browser held back sound (a touch is what it waits for).
+  $("#ring-sound-play").addEventListener("click", () => resumeBrowserTone());
+  view.addEventListener("pointerdown", () => resumeBrowserTone(), { capture: true });
 }
 
 export function labelRinging() {
@@ -83,6 +88,8 @@ export function labelRinging() {
   const small = $("#snoozed-dismiss");
   setText($(".hold-label", small), t("ring.snoozed.dismiss"));
   setAttr(small, "aria-label", t("ring.snoozed.dismiss.label"));
+  setText($("#ring-sound-play"), t("ring.browser_tone.play"));
+  renderSoundFailed();
 }
 
 async function send(verb, payload) {
@@ -116,17 +123,67 @@ export function renderRinging() {
   const appeared = ringing && !shown;
   shown = ringing;
   setHidden(view, !ringing);
+  renderSoundFailed();
   if (!ringing) return false;
   const st = store.state["alarm/state"];
   setText($("#ring-label"), st.label || ringingAlarm()?.label || t("ring.title"));
   const minutes = snoozeMinutes();
   setText($(".ring-snooze-min", view), minutes ? t("ring.snooze.min", { count: minutes }) : "");
   setAttr($("#ring-snooze"), "aria-label", minutes ? t("ring.snooze.label", { count: minutes }) : t("ring.snooze"));
-  for (const b of view.querySelectorAll("button")) b.disabled = !store.connected;
+  for (const b of view.querySelectorAll(".ring-actions button")) b.disabled = !store.connected;
   updateRingTime();
   // A half-asleep Enter snoozes.
   if (appeared) $("#ring-snooze").focus({ preventScroll: true });
   return appeared;
+}
+
+const SOUND_BACK_MS = 5000;
+let failedReason = "";
+let soundBackTimer = 0;
+
+/**
+ * The node's reason while the alarm rings without a sound, or "". A sound that comes back counts
+ * once it has stayed back for 5 s: an output that opens and fails again at once would otherwise
+ * start and stop the page's tone many times a second.
+ */
+function soundFailed() {
+  if (!isRinging()) {
+    clearTimeout(soundBackTimer);
+    soundBackTimer = 0;
+    failedReason = "";
+    return "";
+  }
+  const reason = store.state["alarm/state"]?.sound_failed;
+  if (typeof reason === "string") {
+    clearTimeout(soundBackTimer);
+    soundBackTimer = 0;
+    failedReason = reason.trim() || t("ring.sound_failed.unknown");
+  } else if (failedReason && !soundBackTimer) {
+    soundBackTimer = setTimeout(() => {
+      soundBackTimer = 0;
+      if (typeof store.state["alarm/state"]?.sound_failed !== "string") failedReason = "";
+      renderSoundFailed();
+    }, SOUND_BACK_MS);
+  }
+  return failedReason;
+}
+
+/**
+ * While the node rings without a sound: a quiet line saying so, and the tone from the page
+ * (or, held back by the browser until a touch, a button that lets it sound). `data-browser-tone`
+ * on the view says which ("playing", "blocked").
+ */
+function renderSoundFailed() {
+  const reason = soundFailed();
+  if (reason) startBrowserTone(ringingAlarm()?.fade_in_s ?? 30, renderSoundFailed);
+  else stopBrowserTone();
+  const tone = reason ? browserToneState() : "";
+  const note = $("#ring-sound");
+  setHidden(note, !reason);
+  setText($(".ring-sound-text span", note), !reason ? "" : t(tone === "playing" ? "ring.browser_tone" : "ring.sound_failed"));
+  setText($(".ring-sound-why", note), reason);
+  setHidden($("#ring-sound-play"), tone !== "blocked");
+  setAttr(view, "data-browser-tone", tone || null);
 }
 
 export function updateRingTime() {

@@ -16,14 +16,17 @@ state only through the node's own API (POST /api/cmd/VERB) and puts the settings
 --clock-file          the libfaketime offset file of the node's clock: with --ring-at (seconds since
                       1970) the script itself sets the node's time to ring, and afterwards makes a
                       German alarm ring, snoozes and cancels it, looking for English on the way.
+--expect-sound-failed with --check-ringing: the node rings without a sound (no audio device): the
+                      ringing view says why and the page plays the tone itself until Dismiss.
 --check-disconnect    at the end, wait (stderr says so) for the node to be stopped, then check the
                       page marks itself disconnected and keeps the time.
 --expect-disconnected the URL serves the face but no node answers its WebSocket: only the
                       disconnected checks run.
 --only                run only these groups of checks (theme, fit, digits, panels, timers,
-                      meditation, library, daysoff, sunrise, bedtime, kids, lamp, pages, idle,
-                      german, switch), e.g. to take
-                      screenshots.
+                      meditation, library, daysoff, sunrise, bedtime, kids, lamp, pages, radio,
+                      idle, german, switch), e.g. to take screenshots.
+--radio-live ID       the node's station that plays (a real stream), with --radio-title its ICY
+                      title: the radio checks play it and look for the title on the clock.
 The language checks (SPEC §11): in German, every screen of the face (the clock with its overlays,
 the dock, each panel and editor, a finished timer, a session, the offline mark; ringing and snoozed
 with --clock-file) shows no text and no accessible name that is an English catalog text; a change
@@ -445,10 +448,12 @@ def check_panels(face):
     for w, h in face.sizes(SIZES):
         face.size(w, h)
         face.load()
-        for panel in ["noise", "alarms", "editor", "timers", "meditation", "library", "settings", "bedtime", "kids"]:
+        for panel in ["noise", "radio", "radioadd", "alarms", "editor", "timers", "meditation", "library", "settings", "bedtime", "kids"]:
             # In portrait the sheet covers the dock; and the checks of a panel on a loaded machine
             # can take longer than the 10 s after which the controls hide.
-            open_panel(face, {"editor": "alarms", "library": "meditation", "bedtime": "settings", "kids": "settings"}.get(panel, panel))
+            open_panel(face, {"editor": "alarms", "library": "meditation", "bedtime": "settings", "kids": "settings", "radioadd": "radio"}.get(panel, panel))
+            if panel == "radioadd":
+                face.click("#radio-add")
             if panel == "editor":
                 face.click(".list-head .btn-primary")
             if panel == "library":
@@ -1248,8 +1253,9 @@ def hold_until(face, button, done, longest=5):
         ActionChains(face.d).release().perform()
 
 
-def check_ringing(face, ring_command, ring_at, timeout):
-    """A ringing alarm: the view shows; a short click on Dismiss does not dismiss; a hold does."""
+def check_ringing(face, ring_command, ring_at, timeout, sound_failed=False):
+    """A ringing alarm: the view shows; a short click on Dismiss does not dismiss; a hold does.
+    With `sound_failed` (the node cannot make a sound), the page plays the tone itself until then."""
     face.size(1280, 800)
     face.load()
     if ring_command:
@@ -1261,6 +1267,8 @@ def check_ringing(face, ring_command, ring_at, timeout):
     if not shown:
         return
     face.shot("face-ringing-1280x800")
+    if sound_failed:
+        check_sound_failed(face)
     # A timer that finishes while the alarm rings: the alarm's view stays in front.
     face.cmd("timer/start", {"seconds": 1, "label": "Oven"})
     timer_rings = face.until(lambda: any(t.get("state") == "ringing" for t in node_timers(face)))
@@ -1273,12 +1281,240 @@ def check_ringing(face, ring_command, ring_at, timeout):
     report("short click on Dismiss does not dismiss", still)
     gone = hold_until(face, button, lambda: face.js("return document.getElementById('ringing').hidden"))
     report("holding Dismiss dismisses", gone and face.state().get("alarm/state", {}).get("state") != "ringing")
+    if sound_failed:
+        report("sound failed: Dismiss stops the page's tone", face.until(lambda: face.js("return noiseclockFace.browserTone().state") == ""),
+               json.dumps(face.js("return noiseclockFace.browserTone()")))
     if timer_rings:
         after = face.until(lambda: text(face, ".tring-item h2") == "Oven")
         report("then the finished timer shows", after, str(text(face, "#timer-ring")))
         if after:
             face.click(".tring-actions .ring-snooze")
     face.cmd("timer/cancel")
+
+
+# --- the radio (SPEC §15)
+
+def radio_state(face):
+    return node_state(face, "radio")
+
+
+def station_names(face):
+    return face.js("return [...document.querySelectorAll('#sheet-body .station-row .station-name')].map((e) => e.textContent.trim())")
+
+
+def field_error(face, name):
+    return face.js("""const e = document.querySelector(`#sheet-body .field[data-field="${arguments[0]}"] .field-error`);
+        return e && !e.hidden ? e.textContent.trim() : null""", name)
+
+
+def type_into(face, css, value):
+    el = face.d.find_element("css selector", css)
+    el.clear()
+    el.send_keys(value)
+
+
+def check_radio(face, live=None, title=None):
+    """The Radio panel (SPEC §15) against the node's stations (radio.stations in its file): listed in
+    order; a tap plays a station and the panel follows the node's state (an unreachable one is
+    connecting or retrying, with the node's reason; `live` plays with the ICY `title` on the clock);
+    Stop; a station added by its address is the node's; an address the node refuses shows its
+    message beside the field it names; the bell makes a station the sound new alarms get; the alarm
+    editor offers the stations and saves radio:<id>, and the alarm list names the station; a delete
+    takes two taps; no search without a directory; the six sizes, red, German."""
+    en, de = catalog(face, "en"), catalog(face, "de")
+    face.cmd("radio/stop")
+    face.size(1280, 800)
+    face.load()
+    open_panel(face, "radio")
+    stations = radio_state(face).get("stations") or []
+    wanted = [st["name"] for st in stations]
+    face.until(lambda: station_names(face) == wanted)
+    report("radio: the panel lists the node's stations, in order", len(wanted) >= 2 and station_names(face) == wanted,
+           f"{station_names(face)} vs {wanted}")
+    report("radio: nothing playing says so", text(face, ".radio-now strong") == en["radio.nothing"], str(text(face, ".radio-now strong")))
+
+    # A station that cannot be reached: the panel shows the node's state (connecting, then retrying with why).
+    down = next((st for st in stations if st["id"] != live), None)
+    if down:
+        face.click(f'[data-key="play-{down["id"]}"]')
+        on_way = face.until(lambda: radio_state(face).get("station") == down["id"] and radio_state(face).get("state") in ("connecting", "buffering", "retrying"))
+        shown = face.until(lambda: face.js("return document.querySelector('.radio-now').dataset.state") == radio_state(face).get("state")
+                           and text(face, ".radio-now strong") == down["name"])
+        report("radio: a tap on a station plays it; the panel shows its name and the node's state", on_way and shown,
+               f'{json.dumps({k: radio_state(face).get(k) for k in ("station", "state", "error")})} / {text(face, ".radio-now")}')
+        retrying = face.until(lambda: radio_state(face).get("state") == "retrying", 60)
+        if retrying:
+            error = radio_state(face).get("error") or ""
+            said = face.until(lambda: error and error in (text(face, ".radio-status") or ""))
+            report("radio: retrying, the panel says so with the node's reason", said, f'{error!r} / {text(face, ".radio-status")!r}')
+            face.shot("face-radio-retrying-1280x800")
+        report("radio: the clock names the station while it plays", face.until(lambda: (text(face, "#radio-now .chip-text") or "").startswith(down["name"])),
+               str(text(face, "#radio-now .chip-text")))
+        face.click("#radio-stop")
+        report("radio: Stop stops it", face.until(lambda: radio_state(face).get("state") == "idle" and text(face, ".radio-now strong") == en["radio.nothing"]),
+               json.dumps(radio_state(face).get("state")))
+
+    # A station that plays, with its title on the clock.
+    if live:
+        face.click(f'[data-key="play-{live}"]')
+        playing = face.until(lambda: radio_state(face).get("state") == "playing" and (not title or radio_state(face).get("now_playing") == title), 60)
+        report("radio: a live station plays, with its title", playing, json.dumps({k: radio_state(face).get(k) for k in ("state", "now_playing", "codec", "error")}))
+        name = next(st["name"] for st in stations if st["id"] == live)
+        if title:
+            report("radio: the panel shows the title and the stream", face.until(lambda: text(face, ".radio-status") == title and bool(text(face, ".radio-meta"))),
+                   f'{text(face, ".radio-status")!r} {text(face, ".radio-meta")!r}')
+        six_sizes(face, "radio: the panel with a station playing", "radio", [".radio-now", "#radio-stop"])
+        face.cmd("radio/sleep", {"minutes": 30})
+        report("radio: the sleep timer's end shows", face.until(lambda: bool(text(face, "#sheet-body .field .hint"))))
+        face.cmd("settings", {"face": {"theme": "red"}})
+        face.until(lambda: face.js("return document.documentElement.dataset.theme") == "red")
+        for w, h in [(800, 480), (1280, 800)]:
+            face.size(w, h)
+            face.shot(f"face-radio-red-{w}x{h}")
+        face.size(1280, 800)
+        face.cmd("settings", {"face": {"theme": "night"}})
+        face.click("#sheet-close")
+        chip = lambda: text(face, "#radio-now .chip-text") or ""
+        report("radio: the clock shows what plays: the station and its title", face.until(lambda: chip().startswith(f"{name} · {title or ''}")), chip())
+        clipped = face.js("const e = document.querySelector('#radio-now'); return e.getBoundingClientRect().right <= innerWidth && e.getBoundingClientRect().left >= 0")
+        report("radio: a long title is cut short inside the screen", clipped)
+        six_sizes(face, "radio: the clock with what plays", "radio-clock", ["#radio-now", "#time"])
+        face.cmd("settings", {"language": "de"})
+        face.until(lambda: face.js("return document.documentElement.lang") == "de")
+        open_panel(face, "radio")
+        six_sizes(face, "radio: the panel", "radio", [".radio-now", "#radio-stop"], english_patterns(en, de))
+        face.cmd("settings", {"language": "en"})
+        face.until(lambda: face.js("return document.documentElement.lang") == "en")
+        face.cmd("radio/stop")
+    else:
+        six_sizes(face, "radio: the panel", "radio", [".radio-now"])
+
+    # Adding by address: the node's station; a refused address: the node's message by the field.
+    open_panel(face, "radio")
+    face.click("#radio-add")
+    searchable = radio_state(face).get("directory") is True
+    report("radio: the search shows only with a directory", searchable == face.js("return !!document.querySelector('#sheet-body .radio-search')"),
+           f"directory {radio_state(face).get('directory')!r}")
+    if searchable:
+        type_into(face, ".radio-search input[type=search]", "jazz")
+        type_into(face, ".radio-search .country", "de")
+        face.click("#radio-search-go")
+        answer = face.cmd("radio/search", {"query": "jazz", "country": "de", "limit": 30})
+        found = [st["name"] for st in (answer.get("data") or {}).get("stations", [])]
+        names = lambda: face.js("return [...document.querySelectorAll('.result-row strong')].map((e) => e.textContent.trim())")
+        report("radio: a search lists the directory's stations, each with Add", len(found) >= 2 and face.until(lambda: names() == found)
+               and face.js("return document.querySelectorAll('.result-row .result-add').length") == len(found), f"{names()} vs {json.dumps(answer)}")
+        six_sizes(face, "radio: the search's results", "radio-search", [".radio-search", ".result-row .result-add"])
+        face.click(".result-row .result-add")
+        first = (answer.get("data") or {}).get("stations", [{}])[0]
+        added = face.until(lambda: any(st["url"] == first.get("url") and st["name"] == first.get("name") for st in radio_state(face).get("stations") or []))
+        report("radio: Add on a result makes it one of the node's stations, and says so",
+               added and face.until(lambda: text(face, ".result-row .result-add") == catalog(face, "en")["radio.search.added"]),
+               json.dumps(radio_state(face).get("stations")))
+        searched_id = next((st["id"] for st in radio_state(face).get("stations") or [] if st["url"] == first.get("url")), None)
+        if searched_id:
+            face.cmd("radio/station/delete", {"id": searched_id})
+        face.click("#sheet-back")
+        face.click("#radio-add")
+    face.shot("face-radio-add-1280x800")
+    type_into(face, '.field[data-field="name"] input', "Night Rain")
+    type_into(face, '.field[data-field="url"] input', "http://127.0.0.1:9/rain.mp3")
+    face.click("#radio-url-add")
+    added = face.until(lambda: any(st["name"] == "Night Rain" for st in radio_state(face).get("stations") or []))
+    new_id = next((st["id"] for st in radio_state(face).get("stations") or [] if st["name"] == "Night Rain"), None)
+    report("radio: a station added by its address is the node's, and listed", added and face.until(lambda: "Night Rain" in station_names(face)),
+           json.dumps(radio_state(face).get("stations")))
+    face.click("#radio-add")
+    type_into(face, '.field[data-field="name"] input', "Other")
+    type_into(face, '.field[data-field="url"] input', "ftp://example.org/stream")
+    face.click("#radio-url-add")
+    answer = face.cmd("radio/station/add", {"name": "Other", "url": "ftp://example.org/stream"})
+    message = (answer.get("error") or {}).get("message")
+    report("radio: an address the node refuses shows its message beside the address",
+           answer.get("status") == "error" and (answer.get("error") or {}).get("field") == "url" and face.until(lambda: field_error(face, "url") == message),
+           f"{field_error(face, 'url')!r} vs {json.dumps(answer)}")
+    report("radio: a refused address adds nothing", not any(st["name"] == "Other" for st in radio_state(face).get("stations") or []))
+    face.shot("face-radio-add-error-1280x800")
+    face.click("#sheet-back")
+
+    # The bell: the sound new alarms get; the editor offers the stations and saves radio:<id>.
+    target = new_id or stations[0]["id"]
+    face.until(lambda: face.js("return !!document.querySelector(arguments[0])", f'[data-key="wake-{target}"]'))
+    face.click(f'[data-key="wake-{target}"]')
+    wake = lambda: (face.state().get("settings") or {}).get("wake", {}).get("sound")
+    report("radio: the bell makes a station the sound new alarms get (settings.wake.sound)", face.until(lambda: wake() == f"radio:{target}"), repr(wake()))
+    report("radio: the station says it wakes", face.until(lambda: face.js("return document.querySelector(arguments[0]).getAttribute('aria-pressed')",
+                                                                                  f'[data-key="wake-{target}"]') == "true"))
+    open_panel(face, "alarms")
+    face.click(".list-head .btn-primary")
+    rows = face.js("return [...document.querySelectorAll('.sound-list .pick[data-sound^=\"radio:\"]')].map((e) => [e.dataset.sound, e.textContent.trim()])")
+    report("radio: the alarm editor offers the stations beside the tones",
+           rows == [[f"radio:{st['id']}", st["name"]] for st in radio_state(face).get("stations") or []], json.dumps(rows))
+    report("radio: a new alarm has the wake sound chosen", face.js("return document.querySelector(`.pick[data-sound=\"radio:${arguments[0]}\"]`)?.getAttribute('aria-checked')", target) == "true")
+    other = next(st["id"] for st in stations if st["id"] != target)
+    face.d.execute_script("document.querySelector(`.pick[data-sound=\"radio:${arguments[0]}\"]`).scrollIntoView({block: 'center'})", other)
+    face.click(f'.pick[data-sound="radio:{other}"]')
+    face.shot("face-alarm-editor-radio-1280x800")
+    before = {a["id"] for a in face.state().get("alarms") or []}
+    face.click("#sheet-body .actions .btn-primary")
+    made = lambda: [a for a in face.state().get("alarms") or [] if a["id"] not in before]
+    saved = face.until(lambda: len(made()) == 1)
+    report("radio: saving stores the station as the alarm's sound", saved and made()[0].get("sound") == f"radio:{other}", json.dumps(made()))
+    name = next(st["name"] for st in stations if st["id"] == other)
+    report("radio: the alarm list names the station", face.until(lambda: name in (face.js("return [...document.querySelectorAll('.alarm-station')].map((e) => e.textContent.trim()).join('|')") or "")))
+    face.shot("face-alarms-radio-1280x800")
+    for alarm in made():
+        face.cmd("alarm/delete", {"id": alarm["id"]})
+    face.cmd("settings", {"wake": {"sound": None}})
+
+    # A delete takes two taps.
+    if new_id:
+        open_panel(face, "radio")
+        face.until(lambda: "Night Rain" in station_names(face))
+        face.click(f'[data-key="delete-{new_id}"]')
+        armed = face.js("return document.querySelector(arguments[0]).classList.contains('armed')", f'[data-key="delete-{new_id}"]')
+        report("radio: one tap on delete only arms it", armed and any(st["id"] == new_id for st in radio_state(face).get("stations") or []))
+        face.click(f'[data-key="delete-{new_id}"]')
+        report("radio: the second tap deletes the station", face.until(lambda: not any(st["id"] == new_id for st in radio_state(face).get("stations") or [])
+                                                                         and "Night Rain" not in station_names(face)))
+    face.click("#sheet-close")
+    face.cmd("radio/stop")
+
+
+def check_sound_failed(face):
+    """The node rings but cannot make a sound (B/alarm/state's sound_failed): the ringing view says
+    why, quietly; the page plays the alarm tone with WebAudio, fading in (a page not yet touched
+    is held back by the browser: its button lets the tone sound)."""
+    seen = []
+    def failed():
+        reason = face.state().get("alarm/state", {}).get("sound_failed")
+        if isinstance(reason, str):
+            seen.append(reason)
+        return bool(seen)
+    report("sound failed: the node says why it cannot sound", face.until(failed, 60), json.dumps(face.state().get("alarm/state")))
+    if not seen:
+        return
+    said = face.until(lambda: seen[0] in (text(face, "#ring-sound") or ""))
+    report("sound failed: the ringing view says why", said, f'{text(face, "#ring-sound")!r} vs {seen[0]!r}')
+    tone = lambda: face.js("return document.getElementById('ringing').dataset.browserTone || ''")
+    face.until(lambda: tone() != "")
+    if tone() == "blocked":
+        face.shot("face-ringing-no-sound-blocked-1280x800")
+        report("sound failed: held back by the browser, a button offers the tone", text(face, "#ring-sound-play") is not None)
+        face.click("#ring-sound-play")
+    playing = face.until(lambda: tone() == "playing", 10)
+    first = face.js("return noiseclockFace.browserTone()")
+    time.sleep(1)
+    later = face.js("return noiseclockFace.browserTone()")
+    report("sound failed: the page plays the alarm tone (WebAudio), fading in", playing and later["time"] > first["time"] + 0.5 and later["gain"] > 0,
+           json.dumps([first, later]))
+    face.shot("face-ringing-no-sound-1280x800")
+    for w, h in [(800, 480), (390, 844)]:
+        face.size(w, h)
+        problems = face.js(FITS, ["#ring-sound", "#ring-snooze", "#ring-dismiss", "#ring-time"])
+        report(f"sound failed: the view fits {w}x{h}", not problems, "; ".join(problems))
+        face.shot(f"face-ringing-no-sound-{w}x{h}")
+    face.size(1280, 800)
 
 
 # --- languages (SPEC §11)
@@ -1473,6 +1709,11 @@ def check_german(face):
         cats[1].click()
         time.sleep(0.3)
     screen("Noise, a category")
+
+    open_panel(face, "radio")
+    screen("Radio")
+    face.click("#radio-add")
+    screen("Radio, adding a station", "radio-add")
 
     open_panel(face, "alarms")
     screen("Alarms", "alarms")
@@ -1698,7 +1939,7 @@ def check_disconnected(face, wait_for_stop):
         report("node stopped", face.until(node_gone, step=0.5))
     marked = face.until(lambda: face.js("return !document.getElementById('conn').hidden"), step=0.1)
     report("disconnected mark shows", marked)
-    stale = face.js("""return [...document.querySelectorAll('#battery, #next-alarm, #noise-now, #snoozed')]
+    stale = face.js("""return [...document.querySelectorAll('#battery, #next-alarm, #noise-now, #radio-now, #snoozed')]
         .filter(e => !e.hidden && !e.classList.contains('stale')).map(e => e.id)""")
     report("state overlays marked as not current", not stale, ", ".join(stale))
     face.shot("face-disconnected-1280x800")
@@ -1726,6 +1967,9 @@ def main():
     ap.add_argument("--expect-disconnected", action="store_true")
     ap.add_argument("--only", default="")
     ap.add_argument("--browser", choices=["chromium", "webkit"], default="chromium")
+    ap.add_argument("--expect-sound-failed", action="store_true")
+    ap.add_argument("--radio-live")
+    ap.add_argument("--radio-title")
     ap.add_argument("--prepare-face", metavar="DIR")
     args = ap.parse_args()
     if args.prepare_face:
@@ -1767,7 +2011,8 @@ def main():
                     check_panels(face)
                 for group, check in [("timers", check_timers), ("meditation", check_meditation), ("library", check_library),
                                      ("daysoff", check_days_off), ("sunrise", check_sunrise), ("bedtime", check_bedtime),
-                                     ("kids", check_kids), ("lamp", check_lamp), ("pages", check_night_pages)]:
+                                     ("kids", check_kids), ("lamp", check_lamp), ("pages", check_night_pages),
+                                     ("radio", lambda f: check_radio(f, args.radio_live, args.radio_title))]:
                     if run(group):
                         check(face)
                         face.logs()
@@ -1779,7 +2024,7 @@ def main():
                         check(face)
                         face.logs()
                 if args.check_ringing:
-                    check_ringing(face, args.ring_command, args.ring_at, args.ringing_timeout)
+                    check_ringing(face, args.ring_command, args.ring_at, args.ringing_timeout, args.expect_sound_failed)
                     if face.clock_offset is not None and run("german"):
                         check_ringing_german(face)
             finally:

@@ -48,16 +48,43 @@ enum FaceBrowserScript {
     }
 
     /// Starts a node (its clock at 2026-06-15 07:00 Berlin through libfaketime, an alarm at 07:30,
-    /// a folder of guided meditations by two teachers, one untagged and one broken) serving the face
+    /// a folder of guided meditations by two teachers, one untagged and one broken, radio stations,
+    /// with `liveRadio` one playing from a real Icecast) serving the face
     /// from `faceFolder(directory)`, runs the script with `arguments` (besides its URL, screenshots
     /// unless `screenshots` is false, ringing and disconnection options), stops the node when the
     /// script waits for that, and
     /// returns the checks it reported. A failed check is recorded as an issue; so is an exit code
     /// other than 0.
     static func run(
-        _ arguments: [String], screenshots: Bool = true,
+        _ arguments: [String], screenshots: Bool = true, liveRadio: Bool = false, audioDevice: String = "null",
         faceFolder: (_ directory: String) async throws -> String = { _ in "\(checkout)/Resources/face" }
     ) async throws -> [Check] {
+        var arguments = arguments
+        // The node's radio (SPEC §15): a station directory on loopback answering every search with
+        // three stations; two stations that cannot be reached (the panel shows them connecting and
+        // retrying) and, with `liveRadio`, one from a real Icecast with an ICY title.
+        let stationDirectory = try FaultServer(.body(directoryAnswer, contentType: "application/json"))
+        defer { stationDirectory.close() }
+        var configuration = """
+            radio:
+              buffer_s: 2
+              directory: "http://127.0.0.1:\(stationDirectory.port)"
+              stations:
+                - {id: night-jazz, name: "Night Jazz", url: "http://127.0.0.1:1/night.mp3"}
+                - {id: drone-zone, name: "Drone Zone", url: "http://127.0.0.1:1/drone.pls"}
+
+            """
+        var icecast: Icecast?
+        if liveRadio {
+            let server = try await Icecast()
+            try await server.feed("morning", .mp3, name: "Morning FM")
+            let title = "Morgenmagazin – Nachrichten, Wetter und die langen Lieder der frühen Stunden"
+            try await server.setTitle("morning", title)
+            configuration += "    - {id: morning-fm, name: \"Morning FM\", url: \"\(server.url("morning"))\"}\n"
+            arguments += ["--radio-live", "morning-fm", "--radio-title", title]
+            icecast = server
+        }
+        defer { withExtendedLifetime(icecast) {} }
         for tool in ["/usr/bin/python3", "/usr/bin/nice", "/usr/bin/sox", "/usr/bin/lame"] {
             try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
         }
@@ -68,7 +95,7 @@ enum FaceBrowserScript {
         var environment = FaceFixture.environment(port: port, folder: try await faceFolder(directory))
         environment.merge(clock.environment) { _, new in new }
         environment["NOISECLOCK_CLOCK_TIMEZONE"] = "Europe/Berlin"
-        environment["NOISECLOCK_AUDIO_DEVICE"] = "null"
+        environment["NOISECLOCK_AUDIO_DEVICE"] = audioDevice
         // Guided meditations by two teachers, one untagged (its file name, no teacher) and one broken.
         let meditations = "\(directory)/meditations"
         try FileManager.default.createDirectory(atPath: meditations, withIntermediateDirectories: true)
@@ -77,7 +104,7 @@ enum FaceBrowserScript {
         try await makeMP3("\(meditations)/evening-rest.mp3", seconds: 12, tags: [])
         try "not an MP3\n".write(toFile: "\(meditations)/broken.mp3", atomically: true, encoding: .utf8)
         environment["NOISECLOCK_MEDITATIONS_DIR"] = meditations
-        return try await withNode(environment: environment) { node, process, client in
+        return try await withNode(environment: environment, configuration: configuration) { node, process, client in
             let up = await eventually(timeout: .seconds(10)) {
                 (try? await FaceHTTP.request(port: port, path: "/api/state", headers: [])) != nil
             }
@@ -109,6 +136,13 @@ enum FaceBrowserScript {
         }
     }
 
+    /// A radio-browser directory's answer: three jazz stations on loopback addresses.
+    static let directoryAnswer = """
+        [{"name":"Swiss Jazz","url":"http://127.0.0.1:9/swissjazz.pls","url_resolved":"http://127.0.0.1:9/swissjazz.mp3","codec":"MP3","bitrate":128,"countrycode":"CH","tags":"jazz,smooth jazz"},
+         {"name":"Jazz Radio Berlin","url":"http://127.0.0.1:9/berlin.aac","codec":"AAC","bitrate":64,"countrycode":"DE","tags":"jazz,soul"},
+         {"name":"Late Night Jazz","url":"http://127.0.0.1:9/late.ogg","codec":"OGG","bitrate":96,"countrycode":"DE","tags":"jazz"}]
+        """
+
     /// Runs `python3 face_browser_test.py --prepare-face folder`: a copy of the face whose page runs
     /// the test's instrumentation (Tests/Face/face_init.js) before its own scripts.
     static func prepareFace(_ folder: String) async throws {
@@ -125,9 +159,11 @@ enum FaceBrowserScript {
 /// (by teacher, played, sought, renamed); a ringing alarm (a short tap on Dismiss does not dismiss,
 /// a hold does; it comes before a finished timer), every screen in German without an English text
 /// (a German alarm ringing and snoozed too), the language switched under a running page, bedtime's
-/// reminder, wind-down and breathing guide, the kids' clock and the night light's long press, and
-/// the node stopping under the page (it marks itself disconnected and keeps the time).
-@Suite("The clock face in a real browser against a real node (SPEC §9, §10, §7)", .serialized)
+/// reminder, wind-down and breathing guide, the kids' clock and the night light's long press, the
+/// radio (its panel, search and stations, a live station's title on the clock, a station as an
+/// alarm's sound; the tone the page plays for an alarm that cannot sound), and the node stopping
+/// under the page (it marks itself disconnected and keeps the time).
+@Suite("The clock face in a real browser against a real node (SPEC §9, §10, §7, §15)", .serialized)
 struct FaceBrowserTests {
     /// The catalog the node sends the face for each language (`GET /api/strings/LANG`: no `ha.` keys),
     /// as the node serializes it.
@@ -187,7 +223,7 @@ struct FaceBrowserTests {
         for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
             try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
         }
-        let results = try await FaceBrowserScript.run([])
+        let results = try await FaceBrowserScript.run([], liveRadio: true)
         // Every group of checks ran, not only some.
         let names = results.map(\.name).joined(separator: "\n")
         for expected in [
@@ -217,9 +253,39 @@ struct FaceBrowserTests {
             "German: no English text on Settings, the bedtime page", "German: no English text on Settings, the kids page",
             "the German date has the day's period and German names",
             "panel bedtime opens 480x800", "touch targets kids 800x480",
+            // SPEC §15: the Radio panel, the clock's title, a station as an alarm's sound, the search.
+            "radio: a search lists the directory's stations, each with Add",
+            "radio: Add on a result makes it one of the node's stations, and says so",
+            "panel radio opens 800x480", "touch targets radioadd 390x844", "radio: the panel lists the node's stations, in order",
+            "radio: a tap on a station plays it; the panel shows its name and the node's state", "radio: Stop stops it",
+            "radio: a live station plays, with its title", "radio: the clock shows what plays: the station and its title",
+            "radio: a station added by its address is the node's, and listed",
+            "radio: an address the node refuses shows its message beside the address",
+            "radio: the bell makes a station the sound new alarms get (settings.wake.sound)",
+            "radio: the alarm editor offers the stations beside the tones", "radio: saving stores the station as the alarm's sound",
+            "radio: the alarm list names the station", "radio: the second tap deletes the station",
+            "German: no English text on Radio",
         ] {
             #expect(names.contains(expected), "no check \"\(expected)\" ran:\n\(names)")
         }
         #expect(results.count >= 100, "\(results.count) checks ran")
+    }
+
+    @Test("an alarm that cannot sound (no audio device): the ringing view says why, and the page plays the tone itself until Dismiss (SPEC §15)")
+    func soundFailed() async throws {
+        for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
+            try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
+        }
+        // A sound card that is not there: the node cannot open its output.
+        let results = try await FaceBrowserScript.run(
+            ["--only", "none", "--expect-sound-failed"], screenshots: false, audioDevice: "hw:CARD=NoiseClockNoSuchCard,DEV=0")
+        let names = results.map(\.name)
+        for expected in [
+            "ringing view shows", "sound failed: the node says why it cannot sound", "sound failed: the ringing view says why",
+            "sound failed: the page plays the alarm tone (WebAudio), fading in", "sound failed: the view fits 390x844",
+            "holding Dismiss dismisses", "sound failed: Dismiss stops the page's tone", "no console errors",
+        ] {
+            #expect(names.contains(expected), "no check \"\(expected)\" ran:\n\(names)")
+        }
     }
 }

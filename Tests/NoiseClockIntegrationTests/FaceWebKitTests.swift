@@ -48,7 +48,7 @@ struct FaceWebKitTests {
         }
         // Every panel at 800x600 (zoomed, the clicks are scaled pointer actions that a loaded
         // machine made unreliable; the zoomed page's fit is checked above).
-        for panel in ["noise", "alarms", "editor", "timers", "meditation", "library", "settings", "bedtime", "kids"] {
+        for panel in ["noise", "radio", "radioadd", "alarms", "editor", "timers", "meditation", "library", "settings", "bedtime", "kids"] {
             expected += ["panel \(panel) opens 800x600", "touch targets \(panel) 800x600", "accessible names \(panel) 800x600"]
         }
         let missing = expected.filter { !names.contains($0) }
