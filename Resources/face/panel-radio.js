@@ -161,6 +161,12 @@ export class RadioPanel {
     bell.dataset.key = "wake-" + s.id;
     bell.setAttribute("aria-pressed", String(wakes));
     bell.classList.add("station-bell");
+    // The file's stations are changed only in the file: no delete for them.
+    // (An empty cell keeps the bells of all rows in one column.)
+    if (s.fixed) {
+      return h("div", { class: "station-row" + (playing ? " playing" : ""), dataset: { id: s.id } }, play, bell,
+        h("span", { class: "station-fixed", "aria-hidden": "true" }));
+    }
     const armed = this.armed === s.id;
     const del = iconButton("trash", t(armed ? "radio.delete.confirm" : "radio.delete", { name }), () => this.remove(s));
     del.dataset.key = "delete-" + s.id;

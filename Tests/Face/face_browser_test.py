@@ -1467,10 +1467,14 @@ def check_radio(face, live=None, title=None):
         face.cmd("alarm/delete", {"id": alarm["id"]})
     face.cmd("settings", {"wake": {"sound": None}})
 
-    # A delete takes two taps.
+    # A delete takes two taps; the file's stations have none (they are changed only in the file).
     if new_id:
         open_panel(face, "radio")
         face.until(lambda: "Night Rain" in station_names(face))
+        fixed = [st["id"] for st in radio_state(face).get("stations") or [] if st.get("fixed")]
+        report("radio: the file's stations have no delete, the added ones do",
+               bool(fixed) and not any(face.js("return !!document.querySelector(arguments[0])", f'[data-key="delete-{i}"]') for i in fixed)
+               and face.js("return !!document.querySelector(arguments[0])", f'[data-key="delete-{new_id}"]'), json.dumps(fixed))
         face.click(f'[data-key="delete-{new_id}"]')
         armed = face.js("return document.querySelector(arguments[0]).classList.contains('armed')", f'[data-key="delete-{new_id}"]')
         report("radio: one tap on delete only arms it", armed and any(st["id"] == new_id for st in radio_state(face).get("stations") or []))

@@ -33,9 +33,12 @@ public struct RadioState: Sendable, Hashable {
     /// Whether a station is meant to sound (connecting, retrying and buffering count).
     public var playing: Bool { phase != .idle && phase != .failed }
 
-    /// `B/radio`; `directory` says whether `radio/search` has a directory to ask; `isoTime`
+    /// `B/radio`; `fixed` are the ids of the file's stations (changed only there: each says
+    /// `"fixed":true`); `directory` says whether `radio/search` has a directory to ask; `isoTime`
     /// formats the sleep timer's end (seconds since 1970).
-    public func json(stations: [RadioStation], directory: Bool = false, isoTime: (Double) -> String) -> JSONValue {
+    public func json(
+        stations: [RadioStation], fixed: Set<String> = [], directory: Bool = false, isoTime: (Double) -> String
+    ) -> JSONValue {
         func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
         return [
             "playing": .bool(playing),
@@ -50,7 +53,11 @@ public struct RadioState: Sendable, Hashable {
             "error": text(error),
             "volume": .number(Double(volume)),
             "sleep_timer_ends_at": sleepTimerEndsAt.map { .string(isoTime($0)) } ?? .null,
-            "stations": .array(stations.map(\.json)),
+            "stations": .array(stations.map { station in
+                var json = station.json.objectValue ?? [:]
+                json["fixed"] = .bool(fixed.contains(station.id))
+                return .object(json)
+            }),
             "directory": .bool(directory),
         ]
     }

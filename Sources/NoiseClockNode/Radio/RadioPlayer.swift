@@ -262,7 +262,10 @@ public final class RadioPlayer {
     }
 
     private var currentJSON: JSONValue {
-        state.json(stations: stations.stations, directory: !configuration.directory.isEmpty) { time.iso(Date(timeIntervalSince1970: $0)) }
+        let stations = stations
+        return state.json(stations: stations.stations, fixed: stations.fixed, directory: !configuration.directory.isEmpty) {
+            time.iso(Date(timeIntervalSince1970: $0))
+        }
     }
 
     /// Makes the mixer play the document, coming from `before`: a new station starts in a session
