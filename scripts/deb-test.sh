@@ -241,7 +241,7 @@ event_seen() { # event_seen EVENT SECONDS: EVENT reached the subscriber within S
 }
 check "the timer rings: timer_finished on B/event" event_seen timer_finished $((20 * slow))
 inside noiseclock ctl timer/dismiss > /dev/null 2>&1 || true
-echo "waiting for the alarm at $ring_at (the container's clock says $(inside date +%H:%M:%S))"
+echo "waiting for the alarm at $ring_at (the $what's clock says $(inside date +%H:%M:%S))"
 check "the alarm rings at $ring_at after the restart: alarm_ringing on B/event" event_seen alarm_ringing $((150 + 30 * slow))
 # The ring is played: the status names the null device and no audio error while it sounds.
 sleep $slow
