@@ -65,7 +65,9 @@ deb: deps
 
 # The package in a clean Debian 12 booted with systemd-nspawn: install, ping, sounds, an alarm
 # across a restart, the face, an upgrade that keeps the alarm and an edited conffile, a purge that
-# leaves no file behind (scripts/deb-test.sh; needs root).
+# leaves no file behind (scripts/deb-test.sh; needs root). ARCH=arm64: the same checks on the Pi
+# package in a clean Debian 13 arm64 machine booted whole by qemu-system-aarch64 (TCG, its own
+# kernel; scripts/arm64-vm.sh caches it under .build-deb/arm64/vm/), driven over ssh.
 deb-test: deps
 	ARCH=$(ARCH) bash scripts/deb-test.sh
 

@@ -73,13 +73,26 @@ if [ ! -e "$dir/sid-root/usr/lib/x86_64-linux-gnu/crti.o" ]; then
     'apt-get -o Acquire::Check-Valid-Until=false update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libc6-dev' >&2
 fi
 
+sysroot_packages=libc6-dev,libgcc-14-dev,libstdc++-14-dev,libmosquitto-dev,libmpg123-dev,libasound2-dev,libupower-glib-dev,libyaml-dev,libavformat-dev,libavcodec-dev,libswresample-dev,libavutil-dev,libcurl4-openssl-dev,pkgconf,debhelper,dpkg-dev,binutils
 if [ ! -e "$dir/sysroot.done" ]; then
   log "trixie arm64 sysroot (mmdebstrap under qemu; several minutes)"
   rm -rf "$dir/sysroot" "$dir/swift-arm64.done"
   mmdebstrap --quiet --arch=arm64 --variant=minbase "${apt_options[@]}" \
-    --include=libc6-dev,libgcc-14-dev,libstdc++-14-dev,libmosquitto-dev,libmpg123-dev,libasound2-dev,libupower-glib-dev,libyaml-dev,libavformat-dev,libavcodec-dev,libswresample-dev,libavutil-dev,libcurl4-openssl-dev,pkgconf,debhelper,dpkg-dev,binutils \
-    trixie "$dir/sysroot" "$mirror"
+    --include="$sysroot_packages" trixie "$dir/sysroot" "$mirror"
   touch "$dir/sysroot.done"
+fi
+# A sysroot made before a -dev package was added to the list above (the streams' FFmpeg and curl)
+# gets what it lacks, under qemu, once.
+missing=()
+for package in ${sysroot_packages//,/ }; do
+  dpkg-query --admindir="$dir/sysroot/var/lib/dpkg" -W -f='${Status}' "$package:arm64" 2>/dev/null | grep -q "install ok installed" \
+    || dpkg-query --admindir="$dir/sysroot/var/lib/dpkg" -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "sysroot: ${missing[*]} (apt under qemu)"
+  SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=0 systemd-nspawn --quiet --pipe --register=no --keep-unit -D "$dir/sysroot" /bin/sh -c \
+    "apt-get -o Acquire::Check-Valid-Until=false update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${missing[*]} && apt-get clean" >&2
 fi
 
 # The aarch64 Swift runtime and modules, where the Swift driver looks for them in an SDK's root

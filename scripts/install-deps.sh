@@ -25,6 +25,7 @@ packages=(
   debhelper dpkg-dev lintian fakeroot            # make deb: the Debian package and its checks
   mmdebstrap systemd-container                   # make deb-test: a clean Debian 12 root, booted with systemd-nspawn
   qemu-user-static binfmt-support arch-test curl xz-utils  # make deb ARCH=arm64, deb-test ARCH=arm64: arm64 roots under emulation
+  qemu-system-arm qemu-utils openssh-client e2fsprogs # deb-test ARCH=arm64: the arm64 machine booted whole (qemu-system-aarch64), reached over ssh
 )
 
 missing=()
