@@ -119,14 +119,7 @@ public final class SpeechProcess: Sendable {
         }
         if stopNow { kill(0 - pid, SIGKILL) }
         // The text is at most a few KiB: the pipe takes it whole, then the engine sees its end.
-        let text = Array(job.text.utf8)
-        var sent = 0
-        while sent < text.count {
-            let n = text.withUnsafeBytes { write(input.write, $0.baseAddress.map { $0 + sent }, text.count - sent) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            sent += n
-        }
+        send(Array(job.text.utf8), to: input.write)
         close(input.write)
         let (problem, whole) = pump(output.read)
         // Read to its end, or not listened to any more (a problem, a cut, a stop): the engine and
@@ -149,6 +142,30 @@ public final class SpeechProcess: Sendable {
             return SpeechError("the speech engine \(how)")
         }
         return nil
+    }
+
+    /// Writes `bytes` to the engine's stdin. An engine that has exited without reading it (`exit 3`,
+    /// a command that never reads) makes the write a broken pipe, whose SIGPIPE would end the node:
+    /// this thread blocks it while it writes and takes the one it raised (a thread's own signal),
+    /// and what the engine did not read is its own affair.
+    private func send(_ bytes: [UInt8], to fd: Int32) {
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress.map { $0 + sent }, bytes.count - sent) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EPIPE {
+                var none = timespec()
+                while sigtimedwait(&pipeSignal, nil, &none) < 0 && errno == EINTR {}
+            }
+            if n <= 0 { break }
+            sent += n
+        }
     }
 
     /// Reads the engine's WAV into the buffer: the problem that ended it early, if any, and whether

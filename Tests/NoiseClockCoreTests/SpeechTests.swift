@@ -192,4 +192,23 @@ struct SpeechTests {
         ])
         #expect(SpeechState(engine: "none", error: "boom").json[member: "speaking"] == .null)
     }
+
+    @Test("an alarm's briefing: true or false, stored and read back; anything else names the field")
+    func alarmBriefing() throws {
+        let fields = try AlarmFields(arguments(["time": .string("06:45"), "briefing": .bool(true)]))
+        #expect(fields.briefing == true)
+        do {
+            _ = try AlarmFields(arguments(["briefing": .string("yes")]))
+            Issue.record("accepted briefing: yes")
+        } catch {
+            #expect(error.field == "briefing")
+        }
+        let alarm = Alarm(id: "a1", time: AlarmTime(hour: 6, minute: 45) ?? .midnight, sound: "digital-alarm", briefing: true)
+        #expect(try Alarm(stored: alarm.stored).briefing)
+        var older = alarm.stored.objectValue ?? [:]
+        older["briefing"] = nil
+        #expect(try Alarm(stored: .object(older)).briefing == false, "an alarm stored before briefings has none")
+        older["briefing"] = .string("maybe")
+        #expect { _ = try Alarm(stored: .object(older)) } throws: { ($0 as? CommandError)?.field == "briefing" }
+    }
 }

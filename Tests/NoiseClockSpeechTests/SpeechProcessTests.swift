@@ -119,6 +119,13 @@ struct SpeechProcessTests {
         #expect(buffer.isDrained)
     }
 
+    @Test("an engine that exits without reading its text (a broken pipe) is an error, and the process writing it lives on")
+    func brokenPipe() async {
+        // More text than a pipe holds, so the write meets the closed pipe whatever the timing.
+        let (_, _, error) = await say(String(repeating: "x", count: 200_000), ["/bin/sh", "-c", "exec 0<&-; exit 3"])
+        #expect(error?.reason.contains("exit 3") == true || error?.reason.contains("no WAV") == true, "\(String(describing: error))")
+    }
+
     @Test("a program that does not exist is an error naming it")
     func missing() async {
         let (_, _, error) = await say("x", ["/nonexistent/piper"])
