@@ -227,6 +227,26 @@ struct SpeakingTests {
         }
     }
 
+    @Test("the talking clock on a smart button: a press says the time, a double press the next alarm")
+    func button() async throws {
+        let directory = try makeTemporaryDirectory("speech-button")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configuration = """
+            buttons:
+              - topic: zigbee2mqtt/nightstand/action
+                actions: {single: say/time, double: say/next_alarm}
+            """
+        try await withNode(environment: speaking("\(directory)/out.raw"), configuration: configuration) { node, _, client in
+            client.publish("zigbee2mqtt/nightstand/action", "single")
+            let time = try #require(await client.speechEvent(node.topics, "speech_finished") { $0["kind"] == "time" })
+            #expect(time["text"]?.stringValue?.hasPrefix("It's ") == true, "\(time.serialized)")
+            _ = try await client.ok(node.topics, "settings", #"{"language":"de"}"#)
+            client.publish("zigbee2mqtt/nightstand/action", "double")
+            let next = try #require(await client.speechEvent(node.topics, "speech_finished") { $0["kind"] == "next_alarm" })
+            #expect(next["text"] == "Es ist kein Wecker gestellt.")
+        }
+    }
+
     @Test("speech.engine: none refuses say with unavailable")
     func none() async throws {
         try await withNode(environment: ["NOISECLOCK_AUDIO_DEVICE": "null", "NOISECLOCK_SPEECH_ENGINE": "none"]) { node, _, client in
