@@ -41,7 +41,8 @@ public final class SpeechProcess: Sendable {
     public enum Event: Sendable, Equatable {
         /// The voice's first samples are in the buffer.
         case speaking
-        /// The engine is done (an error: nothing or not all could be said); the buffer is finished.
+        /// The engine is done (an error: nothing or not all could be said); the buffer is finished
+        /// right after.
         case ended(SpeechError?)
     }
 
@@ -77,8 +78,10 @@ public final class SpeechProcess: Sendable {
         }) else { return }
         Threads.start(name: "speech") { [self] in
             let error = run()
-            if stopped { buffer.close() } else { buffer.finish() }
+            // Told before the buffer ends: whoever hears of the end from the source (on the
+            // audio thread, after this) hears of the error first.
             onEvent(.ended(error))
+            if stopped { buffer.close() } else { buffer.finish() }
         }
     }
 
