@@ -30,6 +30,8 @@ public enum NodeSignal: Sendable, Hashable {
     case radioStations([RadioStation])
     /// An alarm with `briefing: true` was dismissed at `at`: the briefing is due (SPEC §16).
     case briefing(alarmID: String, label: String, at: Date)
+    /// The weather's latest report (SPEC §17), for the briefing.
+    case weather(WeatherReport)
 
     /// Signals of one kind replace each other: a new subscriber gets the latest of each kind.
     var kind: Int {
@@ -45,6 +47,7 @@ public enum NodeSignal: Sendable, Hashable {
         case .audioFailed: 8
         case .radioStations: 9
         case .briefing: 10
+        case .weather: 11
         }
     }
 }

@@ -92,9 +92,12 @@ struct SpeakingTests {
             for n in 1...3 { _ = try await client.ok(node.topics, "say", #"{"text":"Message number \#(n).","chime":false}"#) }
             #expect(await client.speechEvent(node.topics, "speech_finished") { $0["id"] == "s3" } != nil)
             #expect(client.speechEvents(node.topics, "speech_started").map { $0["id"]?.stringValue } == ["s1", "s2", "s3"])
-            // One speaking, ten waiting: the twelfth is refused, and nothing of it changes.
-            var answers: [JSONValue] = []
-            for n in 1...12 { answers.append(try await client.request(node.topics, "say", "Long message \(n), said slowly and at length.")) }
+            // One speaking (a minute of it: nothing ends while the others are asked for), ten
+            // waiting: the twelfth is refused, and nothing of it changes.
+            let minute = String(repeating: "A long message, said slowly and at length. ", count: 23)
+            var answers = [try await client.request(node.topics, "say", #"{"text":"\#(minute)","chime":false}"#)]
+            #expect(await client.latest(node.topics.speech) { $0["speaking"]?["id"] == "s4" } != nil)
+            for n in 2...12 { answers.append(try await client.request(node.topics, "say", "Long message \(n), said slowly and at length.")) }
             #expect(answers.prefix(11).allSatisfy { $0["status"] == "ok" }, "\(answers.map(\.serialized))")
             #expect(answers[11]["error"]?["code"] == "conflict", "\(answers[11].serialized)")
             #expect(await client.latest(node.topics.speech) { $0["queued"] == 10 } != nil)

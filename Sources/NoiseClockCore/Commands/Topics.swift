@@ -85,4 +85,6 @@ public enum StateTopic {
     public static let radio = "radio"
     /// What the clock says and what waits to be said (SPEC §16).
     public static let speech = "speech"
+    /// The weather now and today (SPEC §17).
+    public static let weather = "weather"
 }

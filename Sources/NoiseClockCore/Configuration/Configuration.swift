@@ -95,6 +95,7 @@ public struct Configuration: Sendable, Hashable {
     public var buttons: [Configuration.Button] = []
     public var radio = Radio()
     public var speech = Speech()
+    public var weather = Weather()
 
     public var topics: Topics { Topics(base: mqtt.baseTopic, nodeID: node.id) }
 }
@@ -206,7 +207,7 @@ public enum ConfigurationSchema {
         ConfigKey(path: "display.longitude", kind: .optionalNumber(-180...180), defaultValue: "", secret: false),
         ConfigKey(path: "display.lux_topic", kind: .optionalTopic, defaultValue: "", secret: false),
         ConfigKey(path: "display.light_sensor", kind: .nonEmpty, defaultValue: "auto", secret: false),
-    ] + faceKeys + sessionKeys + wakeKeys + radioKeys + speechKeys
+    ] + faceKeys + sessionKeys + wakeKeys + radioKeys + speechKeys + weatherKeys
 
     /// Environment variables that are not keys but are still ours.
     public static let otherVariables: Set<String> = ["NOISECLOCK_CONFIG"]
@@ -329,7 +330,7 @@ public enum ConfigurationSchema {
             meditations: .init(directory: string("meditations.dir")),
             homeAssistant: .init(alarmTimeEntity: .init(rawValue: string("homeassistant.alarm_time_entity")) ?? .text),
             wake: Configuration.Wake(holidays: try wake(resolved).holidays, lights: lamps.lamps), buttons: buttons.buttons, radio: radio.radio,
-            speech: try speech(resolved, fileName: fileName))
+            speech: try speech(resolved, fileName: fileName), weather: try weather(resolved, fileName: fileName))
         return ResolvedConfiguration(
             configuration: configuration, values: keys.compactMap { resolved[$0.path] } + lamps.values + buttons.values + radio.values, unknownKeys: unknown)
     }

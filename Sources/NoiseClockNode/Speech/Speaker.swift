@@ -29,6 +29,8 @@ public final class Speaker {
     private var current: Current?
     private var count = 0
     private var lastError: String?
+    /// The latest weather (SPEC §17), for the briefing.
+    private var weather: WeatherReport?
 
     struct Current {
         var utterance: Utterance
@@ -57,7 +59,11 @@ public final class Speaker {
             if let top, top > .speech { interrupt() } else { wakeUp.wake() }
         }
         hub.signals.subscribe { [self] signal in
-            if case .briefing(let alarmID, let label, let at) = signal { brief(alarmID: alarmID, label: label, dismissedAt: at) }
+            switch signal {
+            case .briefing(let alarmID, let label, let at): brief(alarmID: alarmID, label: label, dismissedAt: at)
+            case .weather(let report): weather = report
+            default: break
+            }
         }
     }
 
@@ -141,7 +147,8 @@ public final class Speaker {
         guard abs(time.now().timeIntervalSince(dismissedAt)) < 300 else { return }
         let zone = time.zone(), local = LocalTime(time.now(), in: zone), language = time.settings.current.language
         let daysOff = time.settings.current.wake.daysOff(calendar: holidays, years: (local.date.year)...(local.date.year))
-        let phrase = TalkingClock.briefing(local, holiday: daysOff.holiday(on: local.date)?.name(language), language)
+        let extras = [weather?.sentence(language, at: time.now())].compactMap { $0 }
+        let phrase = TalkingClock.briefing(local, holiday: daysOff.holiday(on: local.date)?.name(language), extras: extras, language)
         hub.emit(time.event("briefing", ["alarm_id": .string(alarmID), "label": .string(label), "text": .string(phrase.text)]))
         do throws(CommandError) { _ = try sayPhrase(phrase, kind: .briefing) } catch {
             logger.warning("the briefing cannot be spoken", metadata: ["error": "\(error)"])

@@ -8,6 +8,7 @@ extension Node {
     public var subscriptions: [String] {
         configuration.topics.commandFilters + (homeAssistant.map { [$0.statusTopic] } ?? []) + configuration.buttons.map(\.topic)
             + (configuration.display.luxTopic.isEmpty ? [] : [configuration.display.luxTopic])
+            + (configuration.weather.source == .mqtt ? [configuration.weather.topic] : [])
     }
 
     /// Each configured button's actions against the node's verbs: an unknown verb, or a payload
@@ -36,6 +37,11 @@ extension Node {
             handlers[configuration.display.luxTopic] = { message in
                 if let lux = LuxReading.parse(message.payload) { display.observeLux(lux) }
             }
+        }
+        // What an automation publishes as the weather (SPEC §17): a retained one is the weather now too.
+        if configuration.weather.source == .mqtt {
+            let weather = weather
+            handlers[configuration.weather.topic] = { message in weather.received(message.payload) }
         }
         return handlers
     }

@@ -33,6 +33,8 @@ public struct Node: Sendable {
     public let radio: RadioPlayer?
     /// The clock's voice (SPEC §16).
     public let speaker: Speaker
+    /// The weather (SPEC §17); its service runs only with a `weather.source`.
+    public let weather: WeatherService
     public let alarms: AlarmScheduler
     /// The countdown timers (SPEC §10).
     public let timers: TimerScheduler
@@ -95,12 +97,13 @@ public struct Node: Sendable {
         let storedBedtime = BedtimeScheduler.load(from: store, logger: logger)
         let storedKids = KidsClockScheduler.load(from: store, logger: logger)
         let storedNightLight = NightLightController.load(from: store, logger: logger)
+        let storedWeather = WeatherService.load(from: store, logger: logger)
         status = StatusBoard(
             status: NodeStatus(
                 startedAt: clock.now(), audioDevice: configuration.audio.device, audio: { audio?.status },
                 batterySource: battery?.name ?? "none",
                 problems: storeProblems + [settings.loadProblem, stored.problem, storedTimers.problem, storedBedtime.problem, storedKids.problem,
-                    storedNightLight.problem].compactMap { $0 },
+                    storedNightLight.problem, storedWeather.problem].compactMap { $0 },
                 storage: storage),
             hub: hub, time: time)
         let madeStatus = status
@@ -163,6 +166,8 @@ public struct Node: Sendable {
         let speaker = Speaker(
             configuration: configuration.speech, arbiter: arbiter, hub: hub, time: time, holidays: configuration.wake.holidays, logger: logger)
         self.speaker = speaker
+        weather = WeatherService(
+            configuration: configuration.weather, report: storedWeather.report, writer: writer, hub: hub, time: time, logger: logger)
         // Every verb the node answers (SPEC §2), by feature: a new verb is an `add` in its group,
         // a new group one line here.
         router = CommandRouter(groups: [
@@ -223,6 +228,7 @@ public struct Node: Sendable {
         if let noise { services.append(NoiseService(player: noise, clock: time.clock)) }
         if let radio { services.append(ClockworkService("RadioService", radio)) }
         services.append(ClockworkService("SpeechService", speaker))
+        if configuration.weather.source != .none { services.append(ClockworkService("WeatherService", weather)) }
         if let lightSensor { services.append(LightSensorService(sensor: lightSensor, display: display, hub: hub, logger: logger)) }
         // Last: it tells systemd READY=1 once the services above have started.
         services.append(
