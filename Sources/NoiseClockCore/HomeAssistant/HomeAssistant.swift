@@ -4,8 +4,8 @@
 /// node feeds it the catalogs, the language in force and the alarms, and publishes what it
 /// returns. The components are laid out by feature: the clock, alarms and noise in
 /// `HomeAssistant+Alarms.swift`, the settings in `HomeAssistant+Settings.swift`, timers and
-/// meditation in `HomeAssistant+Sessions.swift`, the radio in `HomeAssistant+Radio.swift`; their
-/// names and options in `HomeAssistantNames`.
+/// meditation in `HomeAssistant+Sessions.swift`, the radio in `HomeAssistant+Radio.swift`, speech
+/// in `HomeAssistant+Speech.swift`; their names and options in `HomeAssistantNames`.
 ///
 /// Names and select options follow the language (SPEC §11); nothing else does. `unique_id`s are
 /// the component keys, and each component asks for the entity id its English name would give
@@ -137,7 +137,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     /// Every component that is not per alarm and does not list the stations.
     var baseComponents: [String: JSONValue] {
         alarmAndNoiseComponents.merging(settingsComponents) { a, _ in a }.merging(sessionComponents) { a, _ in a }
-            .merging(bedtimeComponents) { a, _ in a }
+            .merging(bedtimeComponents) { a, _ in a }.merging(speechComponents) { a, _ in a }
     }
 
     /// `text` quoted for a single-quoted Jinja string.
