@@ -1,0 +1,153 @@
+import Foundation
+import NoiseClockCore
+import NoiseClockMQTT
+import NoiseClockTestSupport
+import Testing
+
+// SPEC §16's Home Assistant part, a part of the one end-to-end run: the Announce notify entity and
+// the Say the time button reach the node's say verbs, and the Assist files shipped in
+// deploy/homeassistant/ (custom sentences in English and German, the intent_script package),
+// installed as the README says, turn Home Assistant's own conversation agent's sentences into the
+// node's commands: alarms set and a ringing one stopped, a sound, a station and a timer started.
+
+/// The shipped Assist files: `deploy/homeassistant/`.
+private let assistFolder = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("deploy/homeassistant")
+
+/// What the package sets as the node's base topic, the one line a user changes.
+private let shippedNodeLine = #"      node: "noiseclock/bedroom""#
+
+extension HomeAssistantE2ETests {
+    /// Home Assistant's conversation agent (`conversation:`), which the package's intents answer.
+    static let assistConfiguration = "conversation:\n"
+
+    /// Installs the shipped Assist files as the README says: the custom sentences under
+    /// `custom_sentences/<language>/`, the package under `packages/` with its one `node` line set to
+    /// `base` (the node's `<base_topic>/<node_id>`).
+    static func installAssist(_ ha: HomeAssistantCore, base: String) throws {
+        for language in ["en", "de"] {
+            let folder = "\(ha.configDirectory)/custom_sentences/\(language)"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let source = assistFolder.appendingPathComponent("custom_sentences/\(language)/noiseclock.yaml")
+            try FileManager.default.copyItem(atPath: source.path, toPath: "\(folder)/noiseclock.yaml")
+        }
+        let package = try String(contentsOf: assistFolder.appendingPathComponent("packages/noiseclock.yaml"), encoding: .utf8)
+        let lines = package.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.filter { $0 == shippedNodeLine }.count == 1, "the package sets the node's topic in one line")
+        #expect(!lines.contains { $0.contains("noiseclock/") && $0 != shippedNodeLine }, "the node's topic in a second place")
+        try package.replacing(shippedNodeLine, with: #"      node: "\#(base)""#)
+            .write(toFile: "\(ha.configDirectory)/packages/noiseclock.yaml", atomically: true, encoding: .utf8)
+    }
+
+    /// `conversation.process` with `text` in `language`: Home Assistant's answer (`response`).
+    func converse(_ ha: HomeAssistantCore, _ text: String, language: String = "en") async throws -> JSONValue {
+        let answer = try await ha.request(
+            "POST", "/api/services/conversation/process?return_response",
+            json: ["text": .string(text), "language": .string(language)])
+        try #require(answer.status == 200, "conversation.process \(text): \(answer.status) \(answer.text.prefix(500))")
+        return try #require(answer.json?["service_response"]?["response"], "no response: \(answer.text.prefix(500))")
+    }
+
+    /// What Home Assistant said back.
+    func speech(_ response: JSONValue) -> String { response["speech"]?["plain"]?["speech"]?.stringValue ?? "<none>" }
+
+    /// The Announce entity sends its message to `say` as the very text (quotes, a newline, umlauts,
+    /// markup); the Say the time button presses `say/time`.
+    func speechEntities(_ ha: HomeAssistantCore, client: TestClient, topics: Topics) async throws {
+        let message = "The \"washing\" machine's done.\nGrüße & <b>bye</b>"
+        try await ha.callService("notify", "send_message", ["entity_id": .string(entity("announce")), "message": .string(message)])
+        let said = await client.waitFor(topics.command("say"))
+        let payload = said.flatMap(json)
+        #expect(payload?["text"] == .string(message), "B/cmd/say \(said?.text ?? "none")")
+        #expect(stateText(try await ha.state(entity("announce"))) != "unknown", "the notify entity keeps when it last sent")
+
+        try await ha.callService("button", "press", ["entity_id": .string(entity("say_time"))])
+        let pressed = await client.waitFor(topics.command("say/time"))
+        #expect(pressed?.text == "PRESS", "B/cmd/say/time \(pressed?.text ?? "none")")
+        print("[ha-e2e] notify.send_message Announce → B/cmd/say \(said?.text ?? "none"); Say the time → B/cmd/say/time")
+    }
+
+    /// The Assist sentences against the node: alarms set in English and German, one that rings
+    /// stopped by voice, a sound, a station and a timer started, the next alarm asked for.
+    func assistIntents(_ ha: HomeAssistantCore, client: TestClient, topics: Topics, clock: FakeTime) async throws {
+        // The first message on `topic` after the first `mark` messages that satisfies `predicate`
+        // (the inbox is not cleared: the steps after this read Home Assistant's birth message in it).
+        func received(_ topic: String, after mark: Int, where predicate: @escaping (JSONValue) -> Bool = { _ in true }) async -> JSONValue? {
+            var found: JSONValue?
+            _ = await eventually {
+                found = client.messages.dropFirst(mark).filter { $0.topic == topic }.compactMap(json).first(where: predicate)
+                return found != nil
+            }
+            return found
+        }
+        func alarms(at time: String) -> [JSONValue] {
+            client.latest(topics.alarms)?.arrayItems?.filter { $0["time"]?.stringValue == time } ?? []
+        }
+        // "set an alarm for 6:45" and "stell einen Wecker auf 6:45": each a one-shot alarm at 06:45.
+        let started = ContinuousClock.now
+        let english = try await converse(ha, "set an alarm for 6:45")
+        #expect(speech(english) == "Alarm set for 06:45.", "\(english.serialized)")
+        #expect(await client.latest(topics.alarms) { _ in alarms(at: "06:45").count == 1 } != nil, "B/alarms \(client.latest(topics.alarms)?.serialized ?? "none")")
+        let englishTook = ContinuousClock.now - started
+        let german = try await converse(ha, "stell einen Wecker auf 6:45", language: "de")
+        #expect(speech(german) == "Der Wecker klingelt um 06:45 Uhr.", "\(german.serialized)")
+        #expect(await client.latest(topics.alarms) { _ in alarms(at: "06:45").count == 2 } != nil, "B/alarms \(client.latest(topics.alarms)?.serialized ?? "none")")
+        for alarm in alarms(at: "06:45") {
+            #expect(alarm["days"] == [] && alarm["enabled"] == true, "\(alarm.serialized)")
+            #expect(try await client.request(topics, "alarm/delete", alarm["id"]?.stringValue ?? "")["status"] == "ok")
+        }
+        let understood = try await converse(ha, "Stell einen Wecker auf viertel vor sieben", language: "de")
+        #expect(speech(understood) == "Der Wecker klingelt um 06:45 Uhr.")
+        #expect(await client.latest(topics.alarms) { _ in alarms(at: "06:45").count == 1 } != nil)
+        for alarm in alarms(at: "06:45") { _ = try await client.request(topics, "alarm/delete", alarm["id"]?.stringValue ?? "") }
+        let unclear = try await converse(ha, "set an alarm for banana")
+        #expect(speech(unclear) == #"Sorry, I did not understand the time "banana"."#)
+        print("[ha-e2e] conversation.process \"set an alarm for 6:45\" → B/alarms 06:45 in \(seconds(englishTook)); German 6:45 and \"viertel vor sieben\" too")
+
+        // An alarm set by voice two minutes ahead rings (the node's clock jumps), "stop the alarm" dismisses it.
+        let berlin = DateFormatter()
+        berlin.locale = Locale(identifier: "en_US_POSIX")
+        berlin.timeZone = TimeZone(identifier: "Europe/Berlin")
+        berlin.dateFormat = "H:mm"
+        let spoken = berlin.string(from: clock.now.addingTimeInterval(120))
+        let time = spoken.count == 4 ? "0\(spoken)" : spoken
+        #expect(speech(try await converse(ha, "wake me up at \(spoken)")) == "Alarm set for \(time).")
+        _ = await client.latest(topics.alarms) { _ in !alarms(at: time).isEmpty }
+        let alarmID = try #require(alarms(at: time).first?["id"]?.stringValue, "B/alarms \(client.latest(topics.alarms)?.serialized ?? "none")")
+        let next = try #require(await client.latest(topics.alarmNext) { $0["id"]?.stringValue == alarmID }, "B/alarm/next")
+        let fireDate = try #require(next["fires_at"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) })
+        try clock.jump(by: fireDate.timeIntervalSince(clock.now) - 2)
+        #expect(await client.latest(topics.alarmState, timeout: .seconds(15)) { $0["state"] == "ringing" }?["alarm_id"]?.stringValue == alarmID)
+        let mark = client.messages.count
+        let stopped = try await converse(ha, "stop the alarm")
+        #expect(speech(stopped) == "Alarm stopped.")
+        #expect(await client.latest(topics.alarmState) { $0["state"] == "idle" } != nil, "B/alarm/state \(client.latest(topics.alarmState)?.serialized ?? "none")")
+        let dismissed = await received(topics.event, after: mark) { $0["event"] == "alarm_dismissed" }
+        #expect(dismissed?["alarm_id"]?.stringValue == alarmID, "no alarm_dismissed for \(alarmID)")
+        #expect(try await client.request(topics, "alarm/delete", alarmID)["status"] == "ok")
+        // "snooze" with nothing ringing reaches the node, which says so.
+        #expect(speech(try await converse(ha, "snooze")) == "Snoozing.")
+        #expect(await received(topics.response("snooze"), after: mark)?["error"]?["code"] == "conflict")
+        print("[ha-e2e] conversation.process \"stop the alarm\" → alarm \(alarmID) ringing at \(time) dismissed")
+
+        // A station, a sound (the radio stops), a timer with a label, the next alarm.
+        let radio = topics.state(StateTopic.radio)
+        #expect(speech(try await converse(ha, "play radio \(radioStation.name)")) == "Playing \(radioStation.name).")
+        #expect(await client.latest(radio) { $0["station"] == .string(radioStation.id) && $0["playing"] == true } != nil,
+                "B/radio \(client.latest(radio)?.serialized ?? "none")")
+        _ = try await converse(ha, "spiel Regen", language: "de")
+        #expect(await client.latest(topics.noise) { $0["sounds"]?.arrayItems?.first?["id"] == "heavy-rain-white-noise" } != nil,
+                "B/noise \(client.latest(topics.noise)?.serialized ?? "none")")
+        let timers = topics.state(StateTopic.timers)
+        #expect(speech(try await converse(ha, "start a pasta timer for 9 minutes")) == "Timer for 9 minutes.")
+        let timer = await client.latest(timers) { $0.arrayItems?.contains { $0["label"] == "Pasta" } == true }?.arrayItems?.first { $0["label"] == "Pasta" }
+        #expect(timer?["duration_s"] == 540, "B/timers \(client.latest(timers)?.serialized ?? "none")")
+        #expect(try await client.request(topics, "timer/cancel", timer?["id"]?.stringValue ?? "")["status"] == "ok")
+        #expect(speech(try await converse(ha, "wann klingelt mein Wecker", language: "de")) == "Ich frage den Wecker.")
+        #expect(await client.waitFor(topics.command("say/next_alarm")) != nil)
+        // Pink noise is the last mix again, as the rest of the run expects; then quiet.
+        #expect(try await client.request(topics, "noise/play", "pink-noise")["status"] == "ok")
+        #expect(try await client.request(topics, "noise/stop")["status"] == "ok")
+        print("[ha-e2e] conversation.process: radio \(radioStation.name), Regen, a 9 minute Pasta timer, the next alarm")
+    }
+}
