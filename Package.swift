@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "noiseclock", targets: ["noiseclock"]),
         .executable(name: "noiseclock-stream", targets: ["noiseclock-stream"]),
+        .executable(name: "noiseclock-speak", targets: ["noiseclock-speak"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -79,6 +80,16 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "NoiseClockHTTP", dependencies: ["CCurl", "NoiseClockSystem"]),
 
+        // Speech (SPEC §16). NoiseClockSpeech is what the node links: `SpeechProcess` (one
+        // utterance from an engine's process: text on its stdin, WAV on its stdout, resampled into a
+        // `StreamBuffer`), the chime, the resampler. libespeak-ng is seen only by NoiseClockEspeak and
+        // linked only into the `noiseclock-speak` helper: Debian's libespeak-ng brings libpcaudio,
+        // PulseAudio's client, X11 and libsndfile, which the node's process never loads.
+        .target(name: "NoiseClockSpeech", dependencies: ["NoiseClockStreams", "NoiseClockAudio", "NoiseClockSystem"]),
+        .systemLibrary(name: "CEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .target(name: "NoiseClockEspeak", dependencies: ["CEspeak", "NoiseClockSpeech"]),
+        .executableTarget(name: "noiseclock-speak", dependencies: ["NoiseClockEspeak", "NoiseClockSpeech", "NoiseClockSystem"]),
+
         // UPower (libupower-glib + GLib), seen only by NoiseClockPower.
         .systemLibrary(
             name: "CUPower",
@@ -123,6 +134,7 @@ let package = Package(
                 "NoiseClockYAML",
                 "NoiseClockDisplay",
                 "NoiseClockStreams",
+                "NoiseClockSpeech",
                 "NoiseClockHTTP",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -153,6 +165,10 @@ let package = Package(
         .testTarget(
             name: "NoiseClockStreamsTests",
             dependencies: ["NoiseClockStreams", "NoiseClockFFmpeg", "NoiseClockHTTP", "NoiseClockAudio", "NoiseClockTestSupport"]
+        ),
+        .testTarget(
+            name: "NoiseClockSpeechTests",
+            dependencies: ["NoiseClockSpeech", "NoiseClockEspeak", "NoiseClockStreams", "NoiseClockAudio", "NoiseClockSystem", "NoiseClockTestSupport"]
         ),
         .testTarget(name: "NoiseClockPowerTests", dependencies: ["NoiseClockPower", "NoiseClockCore"]),
         .testTarget(name: "NoiseClockDisplayTests", dependencies: ["NoiseClockDisplay", "NoiseClockSystem"]),

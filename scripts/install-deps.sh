@@ -12,6 +12,7 @@ packages=(
   libmpg123-dev libasound2-dev                   # audio: MP3 decoding, ALSA output
   libavformat-dev libavcodec-dev libswresample-dev libavutil-dev  # streams: fetch, demux, decode, resample (FFmpeg)
   libcurl4-openssl-dev                           # the node's HTTP client: playlists, the directory, feeds
+  libespeak-ng-dev espeak-ng                     # speech: the built-in voice (libespeak-ng, in noiseclock-speak); the CLI for the command engine's tests
   icecast2 ffmpeg                                # tests and benchmarks: a real radio server and its source client
   lame sox                                       # tests and scripts/make-sounds.sh: MP3 encoding, synthesis
   mpg123 pulseaudio libasound2-plugins alsa-utils # benchmarks: the reference player and a real-time sink

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Synchronization
 import NoiseClockCore
 import NoiseClockSystem
@@ -27,6 +28,8 @@ public enum NodeSignal: Sendable, Hashable {
     case audioFailed(String?)
     /// The radio's stations, as `B/radio` lists them (Home Assistant's Radio select offers them).
     case radioStations([RadioStation])
+    /// An alarm with `briefing: true` was dismissed at `at`: the briefing is due (SPEC §16).
+    case briefing(alarmID: String, label: String, at: Date)
 
     /// Signals of one kind replace each other: a new subscriber gets the latest of each kind.
     var kind: Int {
@@ -41,6 +44,7 @@ public enum NodeSignal: Sendable, Hashable {
         case .nightLight: 7
         case .audioFailed: 8
         case .radioStations: 9
+        case .briefing: 10
         }
     }
 }

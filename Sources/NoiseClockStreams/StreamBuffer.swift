@@ -30,9 +30,11 @@ public final class StreamBuffer: Sendable {
         var framesRead = 0
         var framesDropped = 0
         var writerWaiting = false
+        let keepsNewest: Bool
 
-        init(capacity: Int) {
+        init(capacity: Int, keepsNewest: Bool) {
             self.capacity = capacity
+            self.keepsNewest = keepsNewest
             samples = .allocate(capacity: capacity * AudioFormat.channels)
             samples.initialize(repeating: 0, count: capacity * AudioFormat.channels)
         }
@@ -76,10 +78,12 @@ public final class StreamBuffer: Sendable {
     }
 
     /// A ring for `seconds` of audio (at least a quarter of a second: one period of the engine).
-    public init(seconds: Double) {
+    /// `keepsNewest`: before it is heard a full ring drops its oldest audio (a live station); false:
+    /// the writer always waits for room (speech, where every word counts).
+    public init(seconds: Double, keepsNewest: Bool = true) {
         let frames = max(AudioEngine.periodFrames, Int(seconds * Double(AudioFormat.sampleRate)))
         capacity = frames
-        ring = Mutex(Ring(capacity: frames))
+        ring = Mutex(Ring(capacity: frames, keepsNewest: keepsNewest))
     }
 
     // MARK: The writer (one receiver thread at a time)
@@ -96,7 +100,7 @@ public final class StreamBuffer: Sendable {
             let step = ring.withLock { ring -> Int? in
                 if ring.closed { return nil }
                 var free = ring.capacity - ring.count
-                if free == 0, !ring.playing {
+                if free == 0, !ring.playing, ring.keepsNewest {
                     // Not heard yet: keep the newest audio, as a live radio would.
                     ring.drop(min(ring.capacity, total - written))
                     free = ring.capacity - ring.count

@@ -19,15 +19,15 @@ struct AudioArbiterTests {
     static func tone() -> SampleSource { BufferSource(samples: [1000, 1000], loops: nil) }
 
     /// What the lower source keeps of its gain under the higher: noise is ducked under a preview,
-    /// everything else is silent.
+    /// everything under speech (SPEC §16), everything else is silent.
     static func expectedShare(_ low: AudioSource, under high: AudioSource) -> Float {
-        low == .noise && high == .preview ? 0.2 : 0
+        high == .speech || (low == .noise && high == .preview) ? 0.2 : 0
     }
 
-    @Test("the priority order is alarm, timer, meditation, preview, noise")
+    @Test("the priority order is alarm, timer, speech, meditation, preview, noise")
     func order() {
-        #expect(AudioSource.allCases.sorted(by: >) == [.alarm, .timer, .meditation, .preview, .noise])
-        #expect(Self.pairs.count == 10)
+        #expect(AudioSource.allCases.sorted(by: >) == [.alarm, .timer, .speech, .meditation, .preview, .noise])
+        #expect(Self.pairs.count == 15)
     }
 
     @Test("a higher source covers a lower one that sounds, and gives it back when it ends", arguments: pairs)

@@ -41,3 +41,38 @@ public func pitch(_ samples: [Int16]) -> Double {
     }
     return Double(swings) / (Double(samples.count / 2) / 44_100.0)
 }
+
+/// The left channel of interleaved stereo samples, as numbers.
+public func leftChannel(_ samples: [Int16]) -> [Double] {
+    stride(from: 0, to: samples.count - 1, by: 2).map { Double(samples[$0]) }
+}
+
+/// The RMS of `signal` (at `rate`) between `low` and `high` Hz: a fourth-order band-pass, two RBJ
+/// biquads each side (Butterworth Q), as `sox … sinc low-high stat` measures it. What tests of
+/// speech and tones use to say where the energy is: speech has most of it from 300 to 3400 Hz.
+public func bandRMS(_ signal: [Double], rate: Double = 44_100, low: Double, high: Double) -> Double {
+    func biquad(_ input: [Double], highPass: Bool, frequency: Double) -> [Double] {
+        let w = 2 * Double.pi * frequency / rate, alpha = sin(w) / (2 * 0.7071), c = cos(w)
+        let b0 = highPass ? (1 + c) / 2 : (1 - c) / 2, b1 = highPass ? -(1 + c) : 1 - c, b2 = b0
+        let a0 = 1 + alpha, a1 = -2 * c, a2 = 1 - alpha
+        var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
+        return input.map { x in
+            let y = (b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2) / a0
+            (x2, x1, y2, y1) = (x1, x, y1, y)
+            return y
+        }
+    }
+    var filtered = signal
+    for _ in 0..<2 {
+        filtered = biquad(filtered, highPass: true, frequency: low)
+        filtered = biquad(filtered, highPass: false, frequency: high)
+    }
+    guard !filtered.isEmpty else { return 0 }
+    return (filtered.reduce(0) { $0 + $1 * $1 } / Double(filtered.count)).squareRoot()
+}
+
+/// The RMS of all of `signal`.
+public func totalRMS(_ signal: [Double]) -> Double {
+    guard !signal.isEmpty else { return 0 }
+    return (signal.reduce(0) { $0 + $1 * $1 } / Double(signal.count)).squareRoot()
+}

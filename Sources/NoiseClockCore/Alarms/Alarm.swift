@@ -86,12 +86,14 @@ public struct Alarm: Sendable, Hashable, Identifiable {
     public var sunriseMinutes: Int
     /// The sunrise also drives `wake.lights`.
     public var lights: Bool
+    /// After its dismiss, the morning briefing is spoken (SPEC §16).
+    public var briefing: Bool
 
     public init(
         id: String, time: AlarmTime, days: Set<Weekday> = [], label: String = "Alarm", enabled: Bool = true,
         sound: String, volume: Int = 80, snoozeMinutes: Int = 9, fadeInSeconds: Int = 30, ringTimeoutMinutes: Int = 10,
         skipNext: String? = nil, skipHolidays: Bool = false, escalateAfterSeconds: Int = 0, escalateSound: String = "",
-        sunriseMinutes: Int = 0, lights: Bool = false
+        sunriseMinutes: Int = 0, lights: Bool = false, briefing: Bool = false
     ) {
         self.id = id
         self.time = time
@@ -109,6 +111,7 @@ public struct Alarm: Sendable, Hashable, Identifiable {
         self.escalateSound = escalateSound
         self.sunriseMinutes = sunriseMinutes
         self.lights = lights
+        self.briefing = briefing
     }
 
     public var isOneShot: Bool { days.isEmpty }
@@ -122,7 +125,7 @@ public struct Alarm: Sendable, Hashable, Identifiable {
             "fade_in_s": .number(Double(fadeInSeconds)), "ring_timeout_min": .number(Double(ringTimeoutMinutes)),
             "skip_next": skipNext.map { .string($0) } ?? .null, "skip_holidays": .bool(skipHolidays), "next_fire": nextFire.map { .string($0) } ?? .null,
             "escalate_after_s": .number(Double(escalateAfterSeconds)), "escalate_sound": escalateSound.isEmpty ? .null : .string(escalateSound),
-            "sunrise_min": .number(Double(sunriseMinutes)), "lights": .bool(lights),
+            "sunrise_min": .number(Double(sunriseMinutes)), "lights": .bool(lights), "briefing": .bool(briefing),
         ]
     }
 }

@@ -18,12 +18,13 @@ public struct AlarmFields: Sendable, Hashable {
     public var escalateSound: String?
     public var sunriseMinutes: Int?
     public var lights: Bool?
+    public var briefing: Bool?
 
     public init(
         time: AlarmTime? = nil, label: String? = nil, days: Set<Weekday>? = nil, enabled: Bool? = nil, sound: String? = nil,
         volume: Int? = nil, snoozeMinutes: Int? = nil, fadeInSeconds: Int? = nil, ringTimeoutMinutes: Int? = nil,
         skipHolidays: Bool? = nil, escalateAfterSeconds: Int? = nil, escalateSound: String? = nil, sunriseMinutes: Int? = nil,
-        lights: Bool? = nil
+        lights: Bool? = nil, briefing: Bool? = nil
     ) {
         self.time = time
         self.label = label
@@ -39,12 +40,13 @@ public struct AlarmFields: Sendable, Hashable {
         self.escalateSound = escalateSound
         self.sunriseMinutes = sunriseMinutes
         self.lights = lights
+        self.briefing = briefing
     }
 
     /// The names `alarm/add` and `alarm/update` accept (besides `id`).
     public static let names: Set<String> = [
         "time", "label", "days", "enabled", "sound", "volume", "snooze_min", "fade_in_s", "ring_timeout_min", "skip_holidays",
-        "escalate_after_s", "escalate_sound", "sunrise_min", "lights",
+        "escalate_after_s", "escalate_sound", "sunrise_min", "lights", "briefing",
     ]
 
     /// Reads and checks every field present; the first bad one is named in the error.
@@ -63,6 +65,7 @@ public struct AlarmFields: Sendable, Hashable {
         if let value = arguments.values["escalate_sound"] { escalateSound = try Self.escalateSound(value) }
         sunriseMinutes = try arguments.int("sunrise_min", in: Self.sunrises)
         lights = try arguments.bool("lights")
+        briefing = try arguments.bool("briefing")
     }
 
     /// `alarm` with the given fields laid over it.
@@ -82,6 +85,7 @@ public struct AlarmFields: Sendable, Hashable {
         if let escalateSound { copy.escalateSound = escalateSound }
         if let sunriseMinutes { copy.sunriseMinutes = sunriseMinutes }
         if let lights { copy.lights = lights }
+        if let briefing { copy.briefing = briefing }
         return copy
     }
 
@@ -221,6 +225,10 @@ extension Alarm {
         if let value = fields.values["lights"] {
             guard let on = value.boolValue else { throw .invalidField("lights", "must be true or false") }
             lights = on
+        }
+        if let value = fields.values["briefing"] {
+            guard let on = value.boolValue else { throw .invalidField("briefing", "must be true or false") }
+            briefing = on
         }
         if let skip = fields.values["skip_next"], skip != .null {
             guard let date = skip.stringValue else { throw .invalidField("skip_next", "must be a date or null") }

@@ -83,4 +83,6 @@ public enum StateTopic {
     public static let nightLight = "nightlight"
     /// The radio: what plays, its state and title, the stations (SPEC §15).
     public static let radio = "radio"
+    /// What the clock says and what waits to be said (SPEC §16).
+    public static let speech = "speech"
 }

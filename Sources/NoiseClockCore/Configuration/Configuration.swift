@@ -94,6 +94,7 @@ public struct Configuration: Sendable, Hashable {
     /// Smart buttons the node listens to itself (`buttons`).
     public var buttons: [Configuration.Button] = []
     public var radio = Radio()
+    public var speech = Speech()
 
     public var topics: Topics { Topics(base: mqtt.baseTopic, nodeID: node.id) }
 }
@@ -205,7 +206,7 @@ public enum ConfigurationSchema {
         ConfigKey(path: "display.longitude", kind: .optionalNumber(-180...180), defaultValue: "", secret: false),
         ConfigKey(path: "display.lux_topic", kind: .optionalTopic, defaultValue: "", secret: false),
         ConfigKey(path: "display.light_sensor", kind: .nonEmpty, defaultValue: "auto", secret: false),
-    ] + faceKeys + sessionKeys + wakeKeys + radioKeys
+    ] + faceKeys + sessionKeys + wakeKeys + radioKeys + speechKeys
 
     /// Environment variables that are not keys but are still ours.
     public static let otherVariables: Set<String> = ["NOISECLOCK_CONFIG"]
@@ -327,7 +328,8 @@ public enum ConfigurationSchema {
             timers: .init(ringTimeoutSeconds: int("timers.ring_timeout_s")),
             meditations: .init(directory: string("meditations.dir")),
             homeAssistant: .init(alarmTimeEntity: .init(rawValue: string("homeassistant.alarm_time_entity")) ?? .text),
-            wake: Configuration.Wake(holidays: try wake(resolved).holidays, lights: lamps.lamps), buttons: buttons.buttons, radio: radio.radio)
+            wake: Configuration.Wake(holidays: try wake(resolved).holidays, lights: lamps.lamps), buttons: buttons.buttons, radio: radio.radio,
+            speech: try speech(resolved, fileName: fileName))
         return ResolvedConfiguration(
             configuration: configuration, values: keys.compactMap { resolved[$0.path] } + lamps.values + buttons.values + radio.values, unknownKeys: unknown)
     }

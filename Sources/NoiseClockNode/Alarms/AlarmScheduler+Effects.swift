@@ -39,6 +39,10 @@ extension AlarmScheduler {
                 emit("alarm_dismissed", eventDetails(due.alarmID, due.label, [:]))
                 stopToneUnlessRinging()
                 dismissedForWake(due)
+                // The morning briefing follows the dismiss (SPEC §16): the speaker makes and says it.
+                if (try? state.book.alarm(due.alarmID))?.briefing == true {
+                    hub.signals.send(.briefing(alarmID: due.alarmID, label: due.label, at: time.now()))
+                }
             case .autoSilenced(let due):
                 stopToneUnlessRinging()
                 emit(
@@ -195,6 +199,12 @@ extension AlarmScheduler {
 
     func emit(_ name: String, _ details: [String: JSONValue]) {
         hub.emit(time.event(name, details))
+    }
+
+    /// The next alarm to ring and its label (`say/next_alarm`); nil when none is set.
+    public func nextAlarm() -> (at: Date, label: String)? {
+        guard let (id, instant) = AlarmClockwork.soonest(nextFires), let alarm = try? state.book.alarm(id) else { return nil }
+        return (instant, alarm.label)
     }
 
     /// `B/alarm/next` when the next alarm changes, and at each minute for `in_s`.

@@ -6,7 +6,7 @@ import Synchronization
 
 /// The node's sound sources, by priority (SPEC §10): only the highest one sounding is heard.
 public enum AudioSource: Int, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {
-    case noise, preview, meditation, timer, alarm
+    case noise, preview, meditation, speech, timer, alarm
 
     public static func < (a: AudioSource, b: AudioSource) -> Bool { a.rawValue < b.rawValue }
 
@@ -15,6 +15,7 @@ public enum AudioSource: Int, Sendable, Hashable, Comparable, CaseIterable, Cust
         case .noise: "noise"
         case .preview: "preview"
         case .meditation: "meditation"
+        case .speech: "speech"
         case .timer: "timer"
         case .alarm: "alarm"
         }
@@ -24,15 +25,17 @@ public enum AudioSource: Int, Sendable, Hashable, Comparable, CaseIterable, Cust
 /// One source at a time (SPEC §10): each source puts its inputs in the mixer through the arbiter,
 /// with the gain it wants, and claims the output while it sounds. The arbiter gives each input its
 /// gain only while no higher source claims the output; under a higher one it glides to silence
-/// (noise under a preview is ducked instead), and back when the higher one lets go. So an alarm
-/// covers a ringing timer, a meditation or noise; a meditation covers noise; and none of them needs
-/// to know about the others.
+/// (noise under a preview, and everything under speech, is ducked instead), and back when the higher
+/// one lets go. So an alarm covers a ringing timer, speech, a meditation or noise; speech is heard
+/// over the noise and the radio at a fifth of their volume; a meditation covers noise; and none of
+/// them needs to know about the others.
 ///
 /// On the loop, as the sources are: a source's change and the cover it gets are one call of
 /// `update`, one step of the mix, and no lock of the arbiter's is held while the engine takes it.
 @NodeActor
 public final class AudioArbiter {
-    /// Noise keeps this share of its gain under a preview, so the preview is heard against it.
+    /// Noise keeps this share of its gain under a preview, and every lower source under speech
+    /// (SPEC §16: the noise and the radio duck to 20 %), so the preview or the voice is heard against it.
     public nonisolated static let duckGain: Float = 0.2
 
     nonisolated let output: any AudioOutput
@@ -94,6 +97,7 @@ public final class AudioArbiter {
     /// The share of its own gain an input of `source` gets while `top` is the highest claim.
     nonisolated static func share(of source: AudioSource, under top: AudioSource?) -> Float {
         guard let top, source < top else { return 1 }
+        if top == .speech { return duckGain }
         return source == .noise && top == .preview ? duckGain : 0
     }
 
@@ -244,8 +248,9 @@ public final class AudioArbiter {
 
     /// Glides every input to its share under the new top.
     private func regain(from before: AudioSource?, to after: AudioSource?) {
-        // A preview ducks and restores quickly; anything else fades like noise does.
-        let frames = before == .preview || after == .preview ? AudioFormat.frames(milliseconds: 200) : fadeFrames
+        // A preview or speech ducks and restores quickly; anything else fades like noise does.
+        let quick: Set<AudioSource?> = [.preview, .speech]
+        let frames = quick.contains(before) || quick.contains(after) ? AudioFormat.frames(milliseconds: 200) : fadeFrames
         let inputs = state.inputs
         output.update { mixer in
             for (id, input) in inputs {

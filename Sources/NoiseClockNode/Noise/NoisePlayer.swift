@@ -318,9 +318,7 @@ public final class NoisePlayer {
         publishState()
     }
 
-    public func publishState() {
-        hub.publish(StateTopic.noise, current)
-    }
+    public func publishState() { hub.publish(StateTopic.noise, current) }
 
     // MARK: Helpers
 
@@ -338,6 +336,7 @@ public final class NoisePlayer {
         case .alarm: "an alarm rings"
         case .timer: "a timer rings"
         case .meditation: "a meditation runs"
+        case .speech: "the clock is speaking"
         case .preview, .noise: "another sound plays"
         }
     }

@@ -31,6 +31,8 @@ public struct Node: Sendable {
     public let noise: NoisePlayer?
     /// The radio; nil when the node runs without audio.
     public let radio: RadioPlayer?
+    /// The clock's voice (SPEC §16).
+    public let speaker: Speaker
     public let alarms: AlarmScheduler
     /// The countdown timers (SPEC §10).
     public let timers: TimerScheduler
@@ -158,6 +160,9 @@ public struct Node: Sendable {
             hub: hub, time: time, arbiter: arbiter, sounds: sounds, guided: meditations, writer: writer,
             fadeMilliseconds: configuration.audio.fadeMilliseconds, logger: logger)
         self.meditation = meditation
+        let speaker = Speaker(
+            configuration: configuration.speech, arbiter: arbiter, hub: hub, time: time, holidays: configuration.wake.holidays, logger: logger)
+        self.speaker = speaker
         // Every verb the node answers (SPEC §2), by feature: a new verb is an `add` in its group,
         // a new group one line here.
         router = CommandRouter(groups: [
@@ -173,6 +178,7 @@ public struct Node: Sendable {
             NightLightCommands(light: nightLight),
             MeditationLibraryCommands(library: meditations),
             MeditationCommands(session: meditation),
+            SpeechCommands(speaker: speaker, alarms: alarms, time: time),
         ] + (noise.map { [NoiseCommands(player: $0)] } ?? []) + (radio.map { [RadioCommands(player: $0)] } ?? []))
     }
 
@@ -196,42 +202,6 @@ public struct Node: Sendable {
     }
 
     /// The services that answer commands and publish state; the MQTT connection itself is added by `run`.
-    /// Every topic the node subscribes to: its commands, and Home Assistant's status.
-    public var subscriptions: [String] {
-        configuration.topics.commandFilters + (homeAssistant.map { [$0.statusTopic] } ?? []) + configuration.buttons.map(\.topic)
-            + (configuration.display.luxTopic.isEmpty ? [] : [configuration.display.luxTopic])
-    }
-
-    /// Each configured button's actions against the node's verbs: an unknown verb, or a payload
-    /// that does not fit its verb, is a configuration error naming the action (`Node.run` stops on it).
-    public func checkButtons(source: String) throws(ConfigurationError) {
-        for button in configuration.buttons {
-            for (name, action) in button.actions.sorted(by: { $0.key < $1.key }) {
-                if let problem = router.problem(verb: action.verb, payload: Array(action.payload.utf8)) {
-                    throw ConfigurationError(key: "\(button.key).actions.\(name)", source: source, reason: problem.message)
-                }
-            }
-        }
-    }
-
-    /// Handlers for subscribed topics that are not commands.
-    var otherTopics: [String: @NodeActor @Sendable (MQTTMessage) -> Void] {
-        var handlers: [String: @NodeActor @Sendable (MQTTMessage) -> Void] = [:]
-        if let homeAssistant {
-            handlers[homeAssistant.statusTopic] = { message in
-                if message.text == "online" { homeAssistant.homeAssistantAnnounced() }
-            }
-        }
-        // The room's light (SPEC §13): a retained reading counts too (it is the light now).
-        if !configuration.display.luxTopic.isEmpty {
-            let display = display
-            handlers[configuration.display.luxTopic] = { message in
-                if let lux = LuxReading.parse(message.payload) { display.observeLux(lux) }
-            }
-        }
-        return handlers
-    }
-
     public func services(notifier: SystemdNotifier = SystemdNotifier(environment: [:])) -> [any Service] {
         var services: [any Service] = [
             CommandService(
@@ -252,6 +222,7 @@ public struct Node: Sendable {
         }
         if let noise { services.append(NoiseService(player: noise, clock: time.clock)) }
         if let radio { services.append(ClockworkService("RadioService", radio)) }
+        services.append(ClockworkService("SpeechService", speaker))
         if let lightSensor { services.append(LightSensorService(sensor: lightSensor, display: display, hub: hub, logger: logger)) }
         // Last: it tells systemd READY=1 once the services above have started.
         services.append(

@@ -1,0 +1,243 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NoiseClockAudio
+import NoiseClockStreams
+import NoiseClockSystem
+import Synchronization
+
+/// One utterance made by an engine's process (SPEC §16): the built-in `noiseclock-speak`
+/// (libespeak-ng) or the user's `speech.command` (Piper): the text on its stdin, WAV on its
+/// stdout. One thread of the node ("speech") writes the chime into the buffer, starts the process,
+/// reads its WAV, resamples it to the engine's format and writes it into the buffer as it comes,
+/// waiting for room (4 s ahead at most), so a long text costs the buffer, not its length. Every
+/// wait is bounded: an engine that says nothing for `stallTimeout` is killed, and its sound is cut
+/// at `maximumSeconds`. The process lives only while it speaks; synthesis never runs on the
+/// node's thread.
+public final class SpeechProcess: Sendable {
+    public struct Job: Sendable {
+        /// The program and its arguments (`/bin/sh -c COMMAND` for the user's).
+        public var arguments: [String]
+        /// Added to the node's environment (`NOISECLOCK_VOICE`, `NOISECLOCK_LANGUAGE`…).
+        public var environment: [String: String]
+        public var text: String
+        public var chime: Bool
+        public var stallTimeout: Duration
+        public var maximumSeconds: Double
+
+        public init(
+            arguments: [String], environment: [String: String] = [:], text: String, chime: Bool, stallTimeout: Duration = .seconds(10),
+            maximumSeconds: Double = 180
+        ) {
+            self.arguments = arguments
+            self.environment = environment
+            self.text = text
+            self.chime = chime
+            self.stallTimeout = stallTimeout
+            self.maximumSeconds = maximumSeconds
+        }
+    }
+
+    public enum Event: Sendable, Equatable {
+        /// The voice's first samples are in the buffer.
+        case speaking
+        /// The engine is done (an error: nothing or not all could be said); the buffer is finished.
+        case ended(SpeechError?)
+    }
+
+    public let buffer: StreamBuffer
+    private let job: Job
+    private let onEvent: @Sendable (Event) -> Void
+    private let state = Mutex(State())
+
+    private struct State {
+        var started = false
+        var stopped = false
+        var pid: pid_t = 0
+    }
+
+    /// The built-in engine's helper: beside the running program, else where the package puts it.
+    public static var defaultHelper: String {
+        let folder = String(Executable.path.reversed().drop { $0 != "/" }.reversed())
+        let beside = folder + "noiseclock-speak"
+        return access(beside, X_OK) == 0 ? beside : "/usr/libexec/noiseclock/noiseclock-speak"
+    }
+
+    public init(_ job: Job, into buffer: StreamBuffer, onEvent: @escaping @Sendable (Event) -> Void) {
+        self.job = job
+        self.buffer = buffer
+        self.onEvent = onEvent
+    }
+
+    /// Starts the thread (once).
+    public func start() {
+        guard state.withLock({ state in
+            defer { state.started = true }
+            return !state.started
+        }) else { return }
+        Threads.start(name: "speech") { [self] in
+            let error = run()
+            if stopped { buffer.close() } else { buffer.finish() }
+            onEvent(.ended(error))
+        }
+    }
+
+    /// Stops at once: the engine's process group is killed, the buffer closed (the source ends).
+    public func stop() {
+        state.withLock { state in
+            state.stopped = true
+            if state.pid > 0 { kill(0 - state.pid, SIGKILL) }
+        }
+        buffer.close()
+    }
+
+    private var stopped: Bool { state.withLock { $0.stopped } }
+
+    private func run() -> SpeechError? {
+        if job.chime {
+            let chime = Chime.samples()
+            guard chime.withUnsafeBufferPointer({ buffer.write($0) { stopped } }) else { return nil }
+        }
+        guard let input = Spawning.pipe() else { return SpeechError("cannot make a pipe: \(String(cString: strerror(errno)))") }
+        guard let output = Spawning.pipe() else {
+            close(input.read)
+            close(input.write)
+            return SpeechError("cannot make a pipe: \(String(cString: strerror(errno)))")
+        }
+        let spawned = spawn(stdin: input.read, stdout: output.write)
+        close(input.read)
+        close(output.write)
+        defer { close(output.read) }
+        guard case .success(let pid) = spawned else {
+            close(input.write)
+            if case .failure(let code) = spawned { return SpeechError("cannot start \(job.arguments.first ?? ""): \(String(cString: strerror(code.code)))") }
+            return SpeechError("cannot start \(job.arguments.first ?? "")")
+        }
+        let stopNow = state.withLock { state -> Bool in
+            state.pid = pid
+            return state.stopped
+        }
+        if stopNow { kill(0 - pid, SIGKILL) }
+        // The text is at most a few KiB: the pipe takes it whole, then the engine sees its end.
+        let text = Array(job.text.utf8)
+        var sent = 0
+        while sent < text.count {
+            let n = text.withUnsafeBytes { write(input.write, $0.baseAddress.map { $0 + sent }, text.count - sent) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            sent += n
+        }
+        close(input.write)
+        let problem = pump(output.read)
+        if problem != nil { kill(0 - pid, SIGKILL) }
+        // As StreamProcess: forget the id, then reap, so `stop` never signals a reused number.
+        var exited = siginfo_t()
+        while waitid(P_PID, id_t(pid), &exited, WEXITED | WNOWAIT) < 0, errno == EINTR {}
+        state.withLock { $0.pid = 0 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        if stopped { return nil }
+        if let problem { return problem }
+        guard status == 0 else {
+            let signal = status & 0x7f
+            let how = signal != 0 ? "was killed (signal \(signal))" : "failed (exit \((status >> 8) & 0xff))"
+            return SpeechError("the speech engine \(how)")
+        }
+        return nil
+    }
+
+    /// Reads the engine's WAV into the buffer; the problem that ended it early, if any.
+    private func pump(_ fd: Int32) -> SpeechError? {
+        var reader = WAVStream.Reader()
+        var resampler: Resampler?
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        var framesOut = 0, told = false
+        let limit = Int(job.maximumSeconds * Double(AudioFormat.sampleRate))
+        let timeout = Int32(job.stallTimeout.components.seconds * 1000 + job.stallTimeout.components.attoseconds / 1_000_000_000_000_000)
+        func put(_ samples: [Int16]) -> Bool {
+            guard !samples.isEmpty else { return true }
+            let frames = min(samples.count / 2, limit - framesOut)
+            guard frames > 0 else { return false }
+            framesOut += frames
+            let written = samples.withUnsafeBufferPointer { all in
+                buffer.write(UnsafeBufferPointer(rebasing: all[0..<(frames * 2)])) { stopped }
+            }
+            if written && !told {
+                told = true
+                onEvent(.speaking)
+            }
+            return written && framesOut < limit
+        }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&descriptor, 1, timeout)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return SpeechError("cannot read the speech engine: \(String(cString: strerror(errno)))")
+            }
+            if ready == 0 { return SpeechError("the speech engine sent nothing for \(job.stallTimeout.components.seconds) s") }
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return SpeechError("cannot read the speech engine: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            let samples: [Int16]
+            do throws(SpeechError) { samples = try reader.feed(chunk[..<n]) } catch { return error }
+            if let format = reader.format, resampler == nil { resampler = Resampler(inputRate: format.sampleRate, channels: format.channels) }
+            if var current = resampler {
+                let more = put(current.process(samples))
+                resampler = current
+                // Stopped, or cut at `maximumSeconds`: what was said stands.
+                if !more { return nil }
+            }
+            if reader.isComplete { break }
+        }
+        guard var last = resampler else { return reader.format == nil ? SpeechError("the speech engine wrote no WAV") : nil }
+        _ = put(last.finish())
+        return framesOut == 0 ? SpeechError("the speech engine wrote no sound") : nil
+    }
+
+    private func spawn(stdin: Int32, stdout: Int32) -> Result<pid_t, SpawnFailure> {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        _ = Spawning.closeInheritedDescriptors(&actions)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        // A group of its own: `sh -c` and whatever it starts are stopped together.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        var environment: [String: String] = [:]
+        var index = 0
+        while let entry = environ[index] {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") { environment[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
+            index += 1
+        }
+        for (key, value) in job.environment { environment[key] = value }
+        let argv: [UnsafeMutablePointer<CChar>?] = job.arguments.map { $0.withCString { strdup($0) } } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { "\($0.key)=\($0.value)".withCString { strdup($0) } } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, job.arguments.first ?? "", &actions, &attributes, argv, envp)
+        return rc == 0 ? .success(pid) : .failure(SpawnFailure(code: rc))
+    }
+
+    /// An error number from `posix_spawn`.
+    struct SpawnFailure: Error {
+        var code: Int32
+    }
+}
