@@ -52,7 +52,7 @@ struct HomeAssistantE2ETests {
             let configTopic = "homeassistant/device/\(nodeID)/config"
             // Not withNode, which waits for online: the discovery is timed from the start.
             try await withUnstartedNode(
-                on: broker, nodeID: nodeID, environment: environment, configuration: radioConfiguration(icecast),
+                on: broker, nodeID: nodeID, environment: environment, configuration: radioConfiguration(icecast) + Self.speechConfiguration,
                 subscriptions: { ["\($0.node)/#", "homeassistant/status", configTopic, blueprintLampTopic] }
             ) { node, client in
                 let topics = node.topics

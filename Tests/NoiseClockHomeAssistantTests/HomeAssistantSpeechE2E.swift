@@ -21,6 +21,23 @@ extension HomeAssistantE2ETests {
     /// Home Assistant's conversation agent (`conversation:`), which the package's intents answer.
     static let assistConfiguration = "conversation:\n"
 
+    /// The node speaks at any hour of the run (no quiet hours, which would hold an announcement).
+    static let speechConfiguration = "speech:\n  quiet_hours:\n    start: \"\"\n    end: \"\"\n"
+
+    /// The first message on `topic` after the first `mark` messages that satisfies `predicate`.
+    /// (The inbox is never cleared: the steps after these read Home Assistant's birth message in it.)
+    func received(
+        _ client: TestClient, _ topic: String, after mark: Int = 0, timeout: Duration = eventHangGuard,
+        where predicate: @escaping (JSONValue) -> Bool = { _ in true }
+    ) async -> JSONValue? {
+        var found: JSONValue?
+        _ = await eventually(timeout: timeout) {
+            found = client.messages.dropFirst(mark).filter { $0.topic == topic }.compactMap(json).first(where: predicate)
+            return found != nil
+        }
+        return found
+    }
+
     /// Installs the shipped Assist files as the README says: the custom sentences under
     /// `custom_sentences/<language>/`, the package under `packages/` with its one `node` line set to
     /// `base` (the node's `<base_topic>/<node_id>`).
@@ -52,34 +69,41 @@ extension HomeAssistantE2ETests {
     func speech(_ response: JSONValue) -> String { response["speech"]?["plain"]?["speech"]?.stringValue ?? "<none>" }
 
     /// The Announce entity sends its message to `say` as the very text (quotes, a newline, umlauts,
-    /// markup); the Say the time button presses `say/time`.
+    /// markup), and the node speaks it to its end, its events in the event entity; the Say the time
+    /// button makes the node say the time.
     func speechEntities(_ ha: HomeAssistantCore, client: TestClient, topics: Topics) async throws {
         let message = "The \"washing\" machine's done.\nGrüße & <b>bye</b>"
+        let mark = client.messages.count
+        let sent = ContinuousClock.now
         try await ha.callService("notify", "send_message", ["entity_id": .string(entity("announce")), "message": .string(message)])
         let said = await client.waitFor(topics.command("say"))
-        let payload = said.flatMap(json)
-        #expect(payload?["text"] == .string(message), "B/cmd/say \(said?.text ?? "none")")
+        #expect(said.flatMap(json)?["text"] == .string(message), "B/cmd/say \(said?.text ?? "none")")
+        let answer = await received(client, topics.response("say"), after: mark)
+        let id = try #require(answer?["data"]?["id"]?.stringValue, "B/response/say \(answer?.serialized ?? "none")")
+        let started = await received(client, topics.event, after: mark) { $0["event"] == "speech_started" && $0["id"] == .string(id) }
+        let startTook = ContinuousClock.now - sent
+        #expect(started?["text"] == .string(message) && started?["kind"] == "say", "speech_started \(started?.serialized ?? "none")")
+        let shown = await ha.waitState(entity("alarm_event")) { $0["attributes"]?["event_type"] == "speech_started" }
+        #expect(shown?["attributes"]?["text"] == .string(message), "event entity \(shown?.serialized ?? "none")")
+        let finished = await received(client, topics.event, after: mark, timeout: .seconds(30)) {
+            $0["event"] == "speech_finished" && $0["id"] == .string(id)
+        }
+        #expect((finished?["ms"]?.intValue ?? 0) > 1000, "speech_finished \(finished?.serialized ?? "none")")
+        let ended = await ha.waitState(entity("alarm_event")) { $0["attributes"]?["event_type"] == "speech_finished" }
+        #expect(ended?["attributes"]?["id"] == .string(id), "event entity \(ended?.serialized ?? "none")")
         #expect(stateText(try await ha.state(entity("announce"))) != "unknown", "the notify entity keeps when it last sent")
 
         try await ha.callService("button", "press", ["entity_id": .string(entity("say_time"))])
-        let pressed = await client.waitFor(topics.command("say/time"))
-        #expect(pressed?.text == "PRESS", "B/cmd/say/time \(pressed?.text ?? "none")")
-        print("[ha-e2e] notify.send_message Announce → B/cmd/say \(said?.text ?? "none"); Say the time → B/cmd/say/time")
+        let time = await received(client, topics.response("say/time"), after: mark)
+        let text = try #require(time?["data"]?["text"]?.stringValue, "B/response/say/time \(time?.serialized ?? "none")")
+        let spoken = await received(client, topics.event, after: mark) { $0["event"] == "speech_started" && $0["kind"] == "time" }
+        #expect(spoken?["text"] == .string(text), "speech_started \(spoken?.serialized ?? "none")")
+        print("[ha-e2e] notify.send_message Announce → speech_started \(seconds(startTook)) later with the exact text, spoken in \(finished?["ms"]?.intValue ?? -1) ms; Say the time → \"\(text)\"")
     }
 
     /// The Assist sentences against the node: alarms set in English and German, one that rings
     /// stopped by voice, a sound, a station and a timer started, the next alarm asked for.
     func assistIntents(_ ha: HomeAssistantCore, client: TestClient, topics: Topics, clock: FakeTime) async throws {
-        // The first message on `topic` after the first `mark` messages that satisfies `predicate`
-        // (the inbox is not cleared: the steps after this read Home Assistant's birth message in it).
-        func received(_ topic: String, after mark: Int, where predicate: @escaping (JSONValue) -> Bool = { _ in true }) async -> JSONValue? {
-            var found: JSONValue?
-            _ = await eventually {
-                found = client.messages.dropFirst(mark).filter { $0.topic == topic }.compactMap(json).first(where: predicate)
-                return found != nil
-            }
-            return found
-        }
         func alarms(at time: String) -> [JSONValue] {
             client.latest(topics.alarms)?.arrayItems?.filter { $0["time"]?.stringValue == time } ?? []
         }
@@ -114,6 +138,8 @@ extension HomeAssistantE2ETests {
         #expect(speech(try await converse(ha, "wake me up at \(spoken)")) == "Alarm set for \(time).")
         _ = await client.latest(topics.alarms) { _ in !alarms(at: time).isEmpty }
         let alarmID = try #require(alarms(at: time).first?["id"]?.stringValue, "B/alarms \(client.latest(topics.alarms)?.serialized ?? "none")")
+        // With the morning briefing: after the dismiss it is spoken, its text in the event.
+        #expect(try await client.request(topics, "alarm/update", #"{"id":"\#(alarmID)","briefing":true}"#)["status"] == "ok")
         let next = try #require(await client.latest(topics.alarmNext) { $0["id"]?.stringValue == alarmID }, "B/alarm/next")
         let fireDate = try #require(next["fires_at"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) })
         try clock.jump(by: fireDate.timeIntervalSince(clock.now) - 2)
@@ -122,13 +148,18 @@ extension HomeAssistantE2ETests {
         let stopped = try await converse(ha, "stop the alarm")
         #expect(speech(stopped) == "Alarm stopped.")
         #expect(await client.latest(topics.alarmState) { $0["state"] == "idle" } != nil, "B/alarm/state \(client.latest(topics.alarmState)?.serialized ?? "none")")
-        let dismissed = await received(topics.event, after: mark) { $0["event"] == "alarm_dismissed" }
+        let dismissed = await received(client, topics.event, after: mark) { $0["event"] == "alarm_dismissed" }
         #expect(dismissed?["alarm_id"]?.stringValue == alarmID, "no alarm_dismissed for \(alarmID)")
+        let briefing = await received(client, topics.event, after: mark) { $0["event"] == "briefing" }
+        let briefed = try #require(briefing?["text"]?.stringValue, "no briefing event")
+        #expect(briefing?["alarm_id"]?.stringValue == alarmID)
+        let briefingSpoken = await received(client, topics.event, after: mark) { $0["event"] == "speech_started" && $0["kind"] == "briefing" }
+        #expect(briefingSpoken?["text"] == .string(briefed), "speech_started \(briefingSpoken?.serialized ?? "none")")
         #expect(try await client.request(topics, "alarm/delete", alarmID)["status"] == "ok")
         // "snooze" with nothing ringing reaches the node, which says so.
         #expect(speech(try await converse(ha, "snooze")) == "Snoozing.")
-        #expect(await received(topics.response("snooze"), after: mark)?["error"]?["code"] == "conflict")
-        print("[ha-e2e] conversation.process \"stop the alarm\" → alarm \(alarmID) ringing at \(time) dismissed")
+        #expect(await received(client, topics.response("snooze"), after: mark)?["error"]?["code"] == "conflict")
+        print("[ha-e2e] conversation.process \"stop the alarm\" → alarm \(alarmID) ringing at \(time) dismissed; its briefing spoken: \"\(briefed)\"")
 
         // A station, a sound (the radio stops), a timer with a label, the next alarm.
         let radio = topics.state(StateTopic.radio)
@@ -143,11 +174,15 @@ extension HomeAssistantE2ETests {
         let timer = await client.latest(timers) { $0.arrayItems?.contains { $0["label"] == "Pasta" } == true }?.arrayItems?.first { $0["label"] == "Pasta" }
         #expect(timer?["duration_s"] == 540, "B/timers \(client.latest(timers)?.serialized ?? "none")")
         #expect(try await client.request(topics, "timer/cancel", timer?["id"]?.stringValue ?? "")["status"] == "ok")
+        let asked = client.messages.count
         #expect(speech(try await converse(ha, "wann klingelt mein Wecker", language: "de")) == "Ich frage den Wecker.")
-        #expect(await client.waitFor(topics.command("say/next_alarm")) != nil)
+        let nextAlarm = await received(client, topics.response("say/next_alarm"), after: asked)
+        let nextText = try #require(nextAlarm?["data"]?["text"]?.stringValue, "B/response/say/next_alarm \(nextAlarm?.serialized ?? "none")")
+        let nextSpoken = await received(client, topics.event, after: asked) { $0["event"] == "speech_started" && $0["kind"] == "next_alarm" }
+        #expect(nextSpoken?["text"] == .string(nextText), "speech_started \(nextSpoken?.serialized ?? "none")")
         // Pink noise is the last mix again, as the rest of the run expects; then quiet.
         #expect(try await client.request(topics, "noise/play", "pink-noise")["status"] == "ok")
         #expect(try await client.request(topics, "noise/stop")["status"] == "ok")
-        print("[ha-e2e] conversation.process: radio \(radioStation.name), Regen, a 9 minute Pasta timer, the next alarm")
+        print("[ha-e2e] conversation.process: radio \(radioStation.name), Regen, a 9 minute Pasta timer; the next alarm said: \"\(nextText)\"")
     }
 }
