@@ -93,6 +93,17 @@ struct HomeAssistantSpeechTests {
         #expect(german["name"] == "Uhrzeit ansagen" && german["default_entity_id"] == "button.bedroom_clock_say_the_time")
     }
 
+    @Test("with speech.engine none (speech: false) neither Announce nor Say the time is offered; the events stay listed")
+    func withoutSpeech() throws {
+        let silent = HomeAssistantDiscovery(
+            topics: Self.topics, prefix: "homeassistant", deviceName: "Bedroom clock", version: "9.9.9", noiseSounds: [], speech: false,
+            catalogs: Shipped.catalogs
+        ).payload(alarms: [])[member: "cmps"]?.objectValue ?? [:]
+        #expect(silent["announce"] == nil && silent["say_time"] == nil)
+        #expect(Set(Self.components().keys).subtracting(silent.keys) == ["announce", "say_time"])
+        #expect(silent["alarm_event"]?[member: "event_types"]?.items.contains("speech_started") == true)
+    }
+
     @Test("the event entity passes the speech events and the briefing, with their members as attributes")
     func speechEvents() throws {
         let event = try Self.component("alarm_event")

@@ -36,6 +36,8 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     public let screen: Bool
     /// Whether the node reads the room's light (`display.lux_topic`): then an "Illuminance" sensor.
     public let lux: Bool
+    /// Whether the node can speak (`speech.engine` is not `none`): then "Announce" and "Say the time".
+    public let speech: Bool
     /// An alarm's time as a `text` entity (`HH:MM`), or on the `time` platform (Home Assistant 2026.5).
     public let alarmTimeEntity: AlarmTimeEntity
     /// Names and options in the language in force.
@@ -45,7 +47,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
 
     public init(
         topics: Topics, prefix: String, deviceName: String, version: String, noiseSounds: [Sound], screen: Bool = false,
-        lux: Bool = false, alarmTimeEntity: AlarmTimeEntity = .text, catalogs: Catalogs, language: Language = .en
+        lux: Bool = false, speech: Bool = true, alarmTimeEntity: AlarmTimeEntity = .text, catalogs: Catalogs, language: Language = .en
     ) {
         self.topics = topics
         self.prefix = prefix
@@ -54,6 +56,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         self.noiseSounds = noiseSounds
         self.screen = screen
         self.lux = lux
+        self.speech = speech
         self.alarmTimeEntity = alarmTimeEntity
         names = HomeAssistantNames(catalogs[language])
         english = HomeAssistantNames(catalogs[.en])
