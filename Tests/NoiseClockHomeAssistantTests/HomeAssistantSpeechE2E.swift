@@ -107,23 +107,38 @@ extension HomeAssistantE2ETests {
         func alarms(at time: String) -> [JSONValue] {
             client.latest(topics.alarms)?.arrayItems?.filter { $0["time"]?.stringValue == time } ?? []
         }
+        // Each alarm set by voice shows in Home Assistant (its switch, and its time entity at its
+        // time) before it is deleted, and its entities go with it. (Deleted before Home Assistant
+        // has read it, its new text entity would have no state of its own to keep, and fail.)
+        func shownThenDeleted(_ alarm: JSONValue) async throws {
+            let id = try #require(alarm["id"]?.stringValue), time = try #require(alarm["time"]?.stringValue)
+            var made: [String] = []
+            let shown = await eventually {
+                made = ((try? await ha.deviceEntities()) ?? []).filter { !baseEntities.values.contains($0) }
+                guard let text = made.first(where: { $0.hasPrefix("text.") }), made.count == 2 else { return false }
+                return stateText(try? await ha.state(text)) == time
+            }
+            #expect(shown, "alarm \(id) at \(time) in Home Assistant: \(made)")
+            #expect(try await client.request(topics, "alarm/delete", id)["status"] == "ok")
+            let removed = await eventually { ((try? await ha.deviceEntities()) ?? []).allSatisfy { baseEntities.values.contains($0) } }
+            #expect(removed, "alarm \(id)'s entities stayed: \(made)")
+        }
         // "set an alarm for 6:45" and "stell einen Wecker auf 6:45": each a one-shot alarm at 06:45.
         let started = ContinuousClock.now
         let english = try await converse(ha, "set an alarm for 6:45")
         #expect(speech(english) == "Alarm set for 06:45.", "\(english.serialized)")
         #expect(await client.latest(topics.alarms) { _ in alarms(at: "06:45").count == 1 } != nil, "B/alarms \(client.latest(topics.alarms)?.serialized ?? "none")")
         let englishTook = ContinuousClock.now - started
+        #expect(alarms(at: "06:45").allSatisfy { $0["days"] == [] && $0["enabled"] == true }, "a one-shot alarm, on")
+        for alarm in alarms(at: "06:45") { try await shownThenDeleted(alarm) }
         let german = try await converse(ha, "stell einen Wecker auf 6:45", language: "de")
         #expect(speech(german) == "Der Wecker klingelt um 06:45 Uhr.", "\(german.serialized)")
-        #expect(await client.latest(topics.alarms) { _ in alarms(at: "06:45").count == 2 } != nil, "B/alarms \(client.latest(topics.alarms)?.serialized ?? "none")")
-        for alarm in alarms(at: "06:45") {
-            #expect(alarm["days"] == [] && alarm["enabled"] == true, "\(alarm.serialized)")
-            #expect(try await client.request(topics, "alarm/delete", alarm["id"]?.stringValue ?? "")["status"] == "ok")
-        }
+        #expect(await client.latest(topics.alarms) { _ in alarms(at: "06:45").count == 1 } != nil, "B/alarms \(client.latest(topics.alarms)?.serialized ?? "none")")
+        for alarm in alarms(at: "06:45") { try await shownThenDeleted(alarm) }
         let understood = try await converse(ha, "Stell einen Wecker auf viertel vor sieben", language: "de")
         #expect(speech(understood) == "Der Wecker klingelt um 06:45 Uhr.")
         #expect(await client.latest(topics.alarms) { _ in alarms(at: "06:45").count == 1 } != nil)
-        for alarm in alarms(at: "06:45") { _ = try await client.request(topics, "alarm/delete", alarm["id"]?.stringValue ?? "") }
+        for alarm in alarms(at: "06:45") { try await shownThenDeleted(alarm) }
         let unclear = try await converse(ha, "set an alarm for banana")
         #expect(speech(unclear) == #"Sorry, I did not understand the time "banana"."#)
         print("[ha-e2e] conversation.process \"set an alarm for 6:45\" → B/alarms 06:45 in \(seconds(englishTook)); German 6:45 and \"viertel vor sieben\" too")
@@ -155,7 +170,7 @@ extension HomeAssistantE2ETests {
         #expect(briefing?["alarm_id"]?.stringValue == alarmID)
         let briefingSpoken = await received(client, topics.event, after: mark) { $0["event"] == "speech_started" && $0["kind"] == "briefing" }
         #expect(briefingSpoken?["text"] == .string(briefed), "speech_started \(briefingSpoken?.serialized ?? "none")")
-        #expect(try await client.request(topics, "alarm/delete", alarmID)["status"] == "ok")
+        for alarm in alarms(at: time) { try await shownThenDeleted(alarm) }
         // "snooze" with nothing ringing reaches the node, which says so.
         #expect(speech(try await converse(ha, "snooze")) == "Snoozing.")
         #expect(await received(client, topics.response("snooze"), after: mark)?["error"]?["code"] == "conflict")
