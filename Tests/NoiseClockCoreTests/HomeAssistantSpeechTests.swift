@@ -115,3 +115,52 @@ struct HomeAssistantSpeechTests {
         #expect(template.contains("rejectattr('0', 'eq', 'event')"), "the event's members (id, text, kind, ms, reason) as attributes")
     }
 }
+
+/// The Assist files of `deploy/homeassistant/` against the node: each language's sentences ask for
+/// the same intents, each intent is answered by the package, and the sounds they name are the
+/// catalog's noise sounds, every one (the end-to-end test runs them in a real Home Assistant).
+@Suite("The Assist sentences and intents shipped in deploy/homeassistant (SPEC §16)")
+struct AssistFilesTests {
+    static let folder = Shipped.resources.deletingLastPathComponent().appendingPathComponent("deploy/homeassistant")
+
+    static func text(_ path: String) throws -> String {
+        try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// The intents a file defines: the `NoiseClock…:` keys at two spaces.
+    static func intents(_ text: String) -> Set<String> {
+        Set(text.matches(of: /(?m)^  (NoiseClock[A-Za-z]+):$/).map { String($0.1) })
+    }
+
+    @Test("English and German ask for the same intents, and the package answers each with an intent_script", arguments: ["en", "de"])
+    func intentsAnswered(language: String) throws {
+        let sentences = try Self.text("custom_sentences/\(language)/noiseclock.yaml")
+        #expect(sentences.contains("language: \"\(language)\""))
+        let package = try Self.text("packages/noiseclock.yaml")
+        let scripts = try #require(package.range(of: "\nintent_script:\n"), "no intent_script in the package")
+        let answered = Self.intents(String(package[scripts.upperBound...]))
+        #expect(Self.intents(sentences) == answered, "\(language): \(Self.intents(sentences).symmetricDifference(answered).sorted())")
+        #expect(answered.count == 7)
+        // Every sentence says which language it is in, for the answer.
+        #expect(sentences.matches(of: /nc_lang: "(en|de)"/).allSatisfy { $0.1 == language })
+        #expect(sentences.matches(of: #/nc_lang: /#).count == answered.count)
+    }
+
+    @Test("the sounds the sentences name are the catalog's noise sounds, every one", arguments: ["en", "de"])
+    func soundsAreTheCatalogs(language: String) throws {
+        let sentences = try Self.text("custom_sentences/\(language)/noiseclock.yaml")
+        let list = try #require(sentences.range(of: "  nc_sound:\n"), "no nc_sound list")
+        let ids = sentences[list.upperBound...].matches(of: /out: "([a-z0-9-]+)"/).map { String($0.1) }
+        #expect(ids == Shipped.noiseSounds.map(\.id), "\(language): \(ids)")
+        #expect(ids.allSatisfy { id in Shipped.noiseSounds.contains { $0.id == id && $0.kind == .noise } })
+    }
+
+    @Test("the package sets the node's topic in one place, the script every intent sends through")
+    func oneNodeTopic() throws {
+        let package = try Self.text("packages/noiseclock.yaml")
+        #expect(package.matches(of: /noiseclock\/[a-z]/).count == 1, "the node's topic in more than one place")
+        #expect(package.contains("      node: \"noiseclock/bedroom\"\n"))
+        #expect(package.matches(of: /action: mqtt\.publish/).count == 1, "every intent sends through script.noiseclock_command")
+        #expect(package.matches(of: /action: script\.noiseclock_command/).count == 7)
+    }
+}
