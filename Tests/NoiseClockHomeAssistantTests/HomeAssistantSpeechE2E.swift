@@ -156,6 +156,10 @@ extension HomeAssistantE2ETests {
         // With the morning briefing: after the dismiss it is spoken, its text in the event.
         #expect(try await client.request(topics, "alarm/update", #"{"id":"\#(alarmID)","briefing":true}"#)["status"] == "ok")
         let next = try #require(await client.latest(topics.alarmNext) { $0["id"]?.stringValue == alarmID }, "B/alarm/next")
+        // Assist tells when it rings, from the node's Next alarm sensor.
+        _ = await ha.waitState(entity("next_alarm")) { $0["attributes"]?["alarm_id"]?.stringValue == alarmID }
+        let told = speech(try await converse(ha, "what is my next alarm"))
+        #expect(told.hasPrefix("Your next alarm rings ") && told.hasSuffix(" at \(time)."), "\(told)")
         let fireDate = try #require(next["fires_at"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) })
         try clock.jump(by: fireDate.timeIntervalSince(clock.now) - 2)
         #expect(await client.latest(topics.alarmState, timeout: .seconds(15)) { $0["state"] == "ringing" }?["alarm_id"]?.stringValue == alarmID)
@@ -174,7 +178,7 @@ extension HomeAssistantE2ETests {
         // "snooze" with nothing ringing reaches the node, which says so.
         #expect(speech(try await converse(ha, "snooze")) == "Snoozing.")
         #expect(await received(client, topics.response("snooze"), after: mark)?["error"]?["code"] == "conflict")
-        print("[ha-e2e] conversation.process \"stop the alarm\" → alarm \(alarmID) ringing at \(time) dismissed; its briefing spoken: \"\(briefed)\"")
+        print("[ha-e2e] conversation.process \"what is my next alarm\" → \"\(told)\"; \"stop the alarm\" → alarm \(alarmID) ringing at \(time) dismissed; its briefing spoken: \"\(briefed)\"")
 
         // A station, a sound (the radio stops), a timer with a label, the next alarm.
         let radio = topics.state(StateTopic.radio)
@@ -190,7 +194,7 @@ extension HomeAssistantE2ETests {
         #expect(timer?["duration_s"] == 540, "B/timers \(client.latest(timers)?.serialized ?? "none")")
         #expect(try await client.request(topics, "timer/cancel", timer?["id"]?.stringValue ?? "")["status"] == "ok")
         let asked = client.messages.count
-        #expect(speech(try await converse(ha, "wann klingelt mein Wecker", language: "de")) == "Ich frage den Wecker.")
+        #expect(speech(try await converse(ha, "wann klingelt mein Wecker", language: "de")) == "Es ist kein Wecker gestellt.")
         let nextAlarm = await received(client, topics.response("say/next_alarm"), after: asked)
         let nextText = try #require(nextAlarm?["data"]?["text"]?.stringValue, "B/response/say/next_alarm \(nextAlarm?.serialized ?? "none")")
         let nextSpoken = await received(client, topics.event, after: asked) { $0["event"] == "speech_started" && $0["kind"] == "next_alarm" }
