@@ -141,7 +141,7 @@ extension HomeAssistantE2ETests {
         for alarm in alarms(at: "06:45") { try await shownThenDeleted(alarm) }
         let unclear = try await converse(ha, "set an alarm for banana")
         #expect(speech(unclear) == #"Sorry, I did not understand the time "banana"."#)
-        print("[ha-e2e] conversation.process \"set an alarm for 6:45\" → B/alarms 06:45 in \(seconds(englishTook)); German 6:45 and \"viertel vor sieben\" too")
+        print("[ha-e2e] conversation.process \"set an alarm for 6:45\" → B/alarms 06:45 in \(seconds(englishTook)) (the first sentence loads Assist's sentences); German 6:45 and \"viertel vor sieben\" too")
 
         // An alarm set by voice two minutes ahead rings (the node's clock jumps), "stop the alarm" dismisses it.
         let berlin = DateFormatter()
