@@ -56,6 +56,16 @@ extension HomeAssistantE2ETests {
             .write(toFile: "\(ha.configDirectory)/packages/noiseclock.yaml", atomically: true, encoding: .utf8)
     }
 
+    /// The speech entities, then the Assist sentences, against the node whose base topic `base`
+    /// the Assist package was given.
+    func speech(_ ha: HomeAssistantCore, client: TestClient, topics: Topics, clock: FakeTime, base: String) async throws {
+        #expect(topics.command("say") == "\(base)/cmd/say", "the base topic the Assist package was given")
+        let started = ContinuousClock.now
+        try await speechEntities(ha, client: client, topics: topics)
+        try await assistIntents(ha, client: client, topics: topics, clock: clock)
+        print("[ha-e2e] speech and Assist took \(seconds(ContinuousClock.now - started)) of the run")
+    }
+
     /// `conversation.process` with `text` in `language`: Home Assistant's answer (`response`).
     func converse(_ ha: HomeAssistantCore, _ text: String, language: String = "en") async throws -> JSONValue {
         let answer = try await ha.request(
