@@ -47,6 +47,7 @@ struct HomeAssistantDiscoveryTests {
             "language": "select", "wake": "sensor", "sunrise_min": "number", "skip_holidays": "switch", "vacation_until": "text",
             "wind_down": "button", "bedtime_time": "text", "bedtime": "sensor", "kids": "switch", "kids_state": "sensor",
             "night_light": "light", "radio": "select", "radio_playing": "sensor", "radio_volume": "number",
+            "announce": "notify", "say_time": "button",
         ]
         for (key, platform) in expected {
             #expect(try component(key)["p"] == .string(platform), "\(key)")
@@ -124,7 +125,7 @@ struct HomeAssistantDiscoveryTests {
             case "sensor", "binary_sensor", "event":
                 #expect(members["state_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/") == true, "\(key)")
                 #expect(members["value_template"]?.stringValue != nil, "\(key)")
-            case "button":
+            case "button", "notify":
                 #expect(members["command_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/cmd/") == true, "\(key)")
             case "switch", "select", "number", "text", "light":
                 #expect(members["command_topic"]?.stringValue?.hasPrefix("noiseclock/bedroom/cmd/") == true, "\(key)")
@@ -164,7 +165,7 @@ struct HomeAssistantDiscoveryTests {
         #expect(try component("snooze")["entity_category"] == nil, "snooze belongs on the dashboard")
     }
 
-    @Test("the event entity lists the alarm events of SPEC §2, the timer and meditation events of §10, the bedtime events of §13 and the radio events of §15, under its first unique id")
+    @Test("the event entity lists the alarm events of SPEC §2, the timer and meditation events of §10, the bedtime events of §13, the radio events of §15 and the speech events of §16, under its first unique id")
     func eventEntity() throws {
         let event = try component("alarm_event")
         #expect(event["event_types"] == [
@@ -173,6 +174,7 @@ struct HomeAssistantDiscoveryTests {
             "meditation_started", "meditation_interval", "meditation_completed", "meditation_stopped",
             "bedtime_reminder", "bedtime_started", "bedtime_ended", "kids_ok",
             "radio_started", "radio_stopped", "radio_failed", "alarm_fallback", "alarm_failed",
+            "speech_started", "speech_finished", "speech_dropped", "briefing",
         ])
         #expect(event["unique_id"] == "noiseclock_bedroom_alarm_event")
         #expect(event["name"] == "Event")

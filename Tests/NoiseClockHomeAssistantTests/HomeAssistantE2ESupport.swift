@@ -53,6 +53,8 @@ let baseEntities: [String: String] = [
     "radio": "select.\(prefix)_radio",
     "radio_playing": "sensor.\(prefix)_radio_playing",
     "radio_volume": "number.\(prefix)_radio_volume",
+    "announce": "notify.\(prefix)_announce",
+    "say_time": "button.\(prefix)_say_the_time",
 ]
 /// The room's light for the Illuminance sensor (`display.lux_topic`).
 let luxTopic = "e2e/bedroom/illuminance"

@@ -35,13 +35,15 @@ struct HomeAssistantE2ETests {
         try await withBroker { broker in
             let clock = try await FakeTime()
 
-            let ha = try HomeAssistantCore(brokerPort: broker.port, extraConfiguration: Self.automationConfiguration)
+            let nodeID = "e2e-\(UUID().uuidString.prefix(4).lowercased())"
+            let ha = try HomeAssistantCore(
+                brokerPort: broker.port, extraConfiguration: Self.automationConfiguration + Self.assistConfiguration, packages: true)
             try Self.installBlueprint(ha)
+            try Self.installAssist(ha, base: "noiseclock/\(nodeID)")
             let haStarted = ContinuousClock.now
             try await ha.start()
             print("[ha-e2e] Home Assistant up (API, token, MQTT entry loaded) in \(seconds(ContinuousClock.now - haStarted)); config \(ha.configDirectory)")
 
-            let nodeID = "e2e-\(UUID().uuidString.prefix(4).lowercased())"
             let environment = upower.environment.merging(clock.environment) { _, b in b }.merging([
                 "NOISECLOCK_NODE_NAME": deviceName, "NOISECLOCK_BATTERY_SOURCE": "upower",
                 "NOISECLOCK_AUDIO_DEVICE": "file:'\(sink)',raw", "NOISECLOCK_AUDIO_FADE_MS": "100",
@@ -50,7 +52,7 @@ struct HomeAssistantE2ETests {
             let configTopic = "homeassistant/device/\(nodeID)/config"
             // Not withNode, which waits for online: the discovery is timed from the start.
             try await withUnstartedNode(
-                on: broker, nodeID: nodeID, environment: environment, configuration: radioConfiguration(icecast),
+                on: broker, nodeID: nodeID, environment: environment, configuration: radioConfiguration(icecast) + Self.speechConfiguration,
                 subscriptions: { ["\($0.node)/#", "homeassistant/status", configTopic, blueprintLampTopic] }
             ) { node, client in
                 let topics = node.topics
@@ -87,7 +89,8 @@ struct HomeAssistantE2ETests {
                     "start_meditation": "unknown", "cancel_timers": "unknown", "meditation_minutes": "10",
                     "meditation_interval": "Off", "meditation": "idle", "meditation_ends": "unknown", "next_timer": "unknown",
                     "wake": "idle", "sunrise_min": "0", "wind_down": "unknown", "bedtime": "idle", "kids": "off", "kids_state": "off",
-                    "night_light": "off", "radio": "Off", "radio_playing": "Off", "radio_volume": "50",
+                    "night_light": "off", "radio": "Off", "radio_playing": "Off", "radio_volume": "50", "announce": "unknown",
+                    "say_time": "unknown",
                 ]
                 for (key, value) in expected {
                     let state = await ha.waitState(entity(key), is: value)
@@ -334,6 +337,9 @@ struct HomeAssistantE2ETests {
                 #expect(await eventually(timeout: .seconds(10)) { (try? await ha.request("GET", "/api/states/\(alarmTimeText)"))?.status == 404 },
                         "\(alarmTimeText) still in /api/states")
                 #expect(try await ha.deviceEntities().contains(alarmTimeText) == false, "\(alarmTimeText) still in the entity registry")
+
+                // MARK: Speech (SPEC §16): the Announce and Say the time entities, then voice control through Assist.
+                try await speech(ha, client: client, topics: topics, clock: clock, base: "noiseclock/\(nodeID)")
 
                 // Noise on again (the last mix) so that the restart below has something playing to restore.
                 try await ha.callService("switch", "turn_on", ["entity_id": .string(entity("noise"))])

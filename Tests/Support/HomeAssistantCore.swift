@@ -42,7 +42,11 @@ public final class HomeAssistantCore: @unchecked Sendable {
 
     /// Writes the configuration folder (nothing starts yet). `timeZone` becomes Home Assistant's.
     /// `extraConfiguration` is appended to configuration.yaml (`automation: !include automations.yaml`).
-    public init(brokerPort: Int, venv: String? = nil, timeZone: String = "Europe/Berlin", extraConfiguration: String = "") throws {
+    /// With `packages`, every file put in the folder's `packages/` is a package (as a user sets
+    /// `homeassistant: packages: !include_dir_named packages`).
+    public init(
+        brokerPort: Int, venv: String? = nil, timeZone: String = "Europe/Berlin", extraConfiguration: String = "", packages: Bool = false
+    ) throws {
         guard let venv = venv ?? Self.installedVenv else {
             throw Failure(description: "no Home Assistant venv: run scripts/ha-core.sh (make e2e-ha does) or set NOISECLOCK_HA_VENV")
         }
@@ -57,7 +61,7 @@ public final class HomeAssistantCore: @unchecked Sendable {
         configuration.timeoutIntervalForRequest = 30
         configuration.connectionProxyDictionary = [:]
         session = URLSession(configuration: configuration)
-        try writeConfiguration(timeZone: timeZone, extra: extraConfiguration)
+        try writeConfiguration(timeZone: timeZone, extra: extraConfiguration, packages: packages)
     }
 
     deinit {
@@ -69,7 +73,8 @@ public final class HomeAssistantCore: @unchecked Sendable {
         }
     }
 
-    private func writeConfiguration(timeZone: String, extra: String) throws {
+    private func writeConfiguration(timeZone: String, extra: String, packages: Bool) throws {
+        if packages { try FileManager.default.createDirectory(atPath: "\(configDirectory)/packages", withIntermediateDirectories: true) }
         let yaml = """
             # Written by NoiseClock's end-to-end tests: only what the MQTT entities and the REST API need.
             homeassistant:
@@ -82,7 +87,7 @@ public final class HomeAssistantCore: @unchecked Sendable {
               country: DE
               currency: EUR
               language: en
-            http:
+            \(packages ? "  packages: !include_dir_named packages\n" : "")http:
               server_host: 127.0.0.1
               server_port: \(port)
             api:

@@ -7,8 +7,10 @@ extension HomeAssistantDiscovery {
     ]
 
     /// Every event the event entity reports: the alarms', then the timers', the meditations',
-    /// bedtime's and the radio's.
-    public static var eventTypes: [String] { alarmEvents + timerEvents + meditationEvents + bedtimeEvents + radioEvents }
+    /// bedtime's, the radio's and speech's.
+    public static var eventTypes: [String] {
+        alarmEvents + timerEvents + meditationEvents + bedtimeEvents + radioEvents + speechEvents
+    }
 
     /// A time entity's pattern: `HH:MM`, 00:00 to 23:59, as the alarm's `time` is written.
     public static let alarmTimePattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$"

@@ -4,8 +4,8 @@
 /// node feeds it the catalogs, the language in force and the alarms, and publishes what it
 /// returns. The components are laid out by feature: the clock, alarms and noise in
 /// `HomeAssistant+Alarms.swift`, the settings in `HomeAssistant+Settings.swift`, timers and
-/// meditation in `HomeAssistant+Sessions.swift`, the radio in `HomeAssistant+Radio.swift`; their
-/// names and options in `HomeAssistantNames`.
+/// meditation in `HomeAssistant+Sessions.swift`, the radio in `HomeAssistant+Radio.swift`, speech
+/// in `HomeAssistant+Speech.swift`; their names and options in `HomeAssistantNames`.
 ///
 /// Names and select options follow the language (SPEC §11); nothing else does. `unique_id`s are
 /// the component keys, and each component asks for the entity id its English name would give
@@ -36,6 +36,8 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     public let screen: Bool
     /// Whether the node reads the room's light (`display.lux_topic`): then an "Illuminance" sensor.
     public let lux: Bool
+    /// Whether the node can speak (`speech.engine` is not `none`): then "Announce" and "Say the time".
+    public let speech: Bool
     /// An alarm's time as a `text` entity (`HH:MM`), or on the `time` platform (Home Assistant 2026.5).
     public let alarmTimeEntity: AlarmTimeEntity
     /// Names and options in the language in force.
@@ -45,7 +47,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
 
     public init(
         topics: Topics, prefix: String, deviceName: String, version: String, noiseSounds: [Sound], screen: Bool = false,
-        lux: Bool = false, alarmTimeEntity: AlarmTimeEntity = .text, catalogs: Catalogs, language: Language = .en
+        lux: Bool = false, speech: Bool = true, alarmTimeEntity: AlarmTimeEntity = .text, catalogs: Catalogs, language: Language = .en
     ) {
         self.topics = topics
         self.prefix = prefix
@@ -54,6 +56,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         self.noiseSounds = noiseSounds
         self.screen = screen
         self.lux = lux
+        self.speech = speech
         self.alarmTimeEntity = alarmTimeEntity
         names = HomeAssistantNames(catalogs[language])
         english = HomeAssistantNames(catalogs[.en])
@@ -137,7 +140,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     /// Every component that is not per alarm and does not list the stations.
     var baseComponents: [String: JSONValue] {
         alarmAndNoiseComponents.merging(settingsComponents) { a, _ in a }.merging(sessionComponents) { a, _ in a }
-            .merging(bedtimeComponents) { a, _ in a }
+            .merging(bedtimeComponents) { a, _ in a }.merging(speechComponents) { a, _ in a }
     }
 
     /// `text` quoted for a single-quoted Jinja string.

@@ -129,7 +129,7 @@ public struct Node: Sendable {
                 HomeAssistantDiscovery(
                     topics: configuration.topics, prefix: configuration.mqtt.discoveryPrefix, deviceName: configuration.node.name,
                     version: NodeStatus.version, noiseSounds: sounds.catalog.sounds(of: .noise), screen: drivesScreen,
-                    lux: !configuration.display.luxTopic.isEmpty || lightSensor != nil,
+                    lux: !configuration.display.luxTopic.isEmpty || lightSensor != nil, speech: configuration.speech.engine != .none,
                     alarmTimeEntity: configuration.homeAssistant.alarmTimeEntity, catalogs: catalogs, language: language)
             }
             : nil
