@@ -1,5 +1,5 @@
 // The face: wires the store, the connection, the time, the overlays, the ringing views, the
-// meditation session and the controls. The DOM changes once a minute (once a second with seconds
+// meditation session, what the clock says (speech.js) and the controls. The DOM changes once a minute (once a second with seconds
 // shown, or while a timer or a session counts down) and when state arrives; there is no
 // animation-frame loop: every countdown on the page moves on the clock's own tick.
 

@@ -39,6 +39,11 @@ timer from a preset counting in the panel and under the time, pause, +1 min, can
 chips, a custom 3 s timer finishing in the view that names it; a session with its countdown and
 affirmation, pause/resume/stop, the choices and stats; the guided meditations of the node's
 meditations.dir grouped by teacher, one played, sought, renamed.
+The speech checks (SPEC §16, group speech): the caption shows what B/speech says is spoken and goes
+with speech_finished; a 1000-character text cut to its lines, the time kept clear and at least half
+as tall, at the six sizes, red and German; the caption's Stop (say/stop); Say the time with the
+controls (say/time); the alarm editor's Briefing switch saved to the node and marked in the list;
+with --check-ringing, the briefing after the dismiss: shown while spoken, kept after, tapped away.
 --browser webkit      WPE WebKit 2.38 (Safari 16's engine) through cog, headless, driven by
                       WPEWebDriver: the clock and every panel at 800x600 and (a new session with
                       cog's --scale=0.625) 1280x960, the window being fixed at 800x600; at 800x600 a

@@ -164,7 +164,8 @@ enum FaceBrowserScript {
 /// (a German alarm ringing and snoozed too), the language switched under a running page, bedtime's
 /// reminder, wind-down and breathing guide, the kids' clock and the night light's long press, the
 /// radio (its panel, search and stations, a live station's title on the clock, a station as an
-/// alarm's sound; the tone the page plays for an alarm that cannot sound), and the node stopping
+/// alarm's sound; the tone the page plays for an alarm that cannot sound), what the clock says (the
+/// caption, Say the time, the Briefing switch, the briefing after the dismiss), and the node stopping
 /// under the page (it marks itself disconnected and keeps the time).
 @Suite("The clock face in a real browser against a real node (SPEC §9, §10, §7, §15)", .serialized)
 struct FaceBrowserTests {
