@@ -1,5 +1,5 @@
 // The face: wires the store, the connection, the time, the overlays, the ringing views, the
-// meditation session and the controls. The DOM changes once a minute (once a second with seconds
+// meditation session, what the clock says (speech.js) and the controls. The DOM changes once a minute (once a second with seconds
 // shown, or while a timer or a session counts down) and when state arrives; there is no
 // animation-frame loop: every countdown on the page moves on the clock's own tick.
 
@@ -17,6 +17,7 @@ import { initOverlays, labelOverlays, renderOverlays, renderConnection, renderTi
 import { initRinging, labelRinging, renderRinging, updateRingTime, isRinging, renderTimerRinging } from "./ringing.js";
 import { initSession, labelSession, renderSession, sessionShown } from "./session.js";
 import { counting } from "./countdown.js";
+import { initSpeech, labelSpeech, renderSpeech } from "./speech.js";
 import { initControls, labelControls, showControls, hideControls, controlsVisible, escape, panelOpen, closePanel } from "./controls.js";
 import { $, setAttr, setHidden, setText } from "./dom.js";
 import { browserToneInfo } from "./browser-tone.js";
@@ -30,6 +31,7 @@ const faceEl = $("#face");
 const dateEl = $("#date");
 const chipsEl = $("#timer-chips");
 const breatheEl = $("#breathe");
+const speechEl = $("#speech");
 const timeView = new TimeView(timeEl);
 let timer = 0;
 let lastMinute = -1;
@@ -45,7 +47,7 @@ function fit() {
   const cs = getComputedStyle(stage);
   const w = stage.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
   let h = stage.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
-  for (const el of [dateEl, chipsEl, breatheEl]) if (el.offsetHeight) h -= el.offsetHeight + parseFloat(getComputedStyle(el).marginTop);
+  for (const el of [dateEl, chipsEl, speechEl, breatheEl]) if (el.offsetHeight) h -= el.offsetHeight + parseFloat(getComputedStyle(el).marginTop);
   timeView.fit(Math.floor(w * 0.94), Math.floor(h * 0.96), Number(face().size) || 0);
 }
 
@@ -152,6 +154,7 @@ function renderAll(topics) {
   }
   renderOverlays();
   renderBedtimeChip();
+  if (has("speech", "connection")) renderSpeech();
   // The timer chips share the stage with the time: it fits again when they change.
   const chips = chipsEl.hidden ? "" : chipsEl.dataset.key;
   if (has("settings", "preview") || chips !== chipsKey) {
@@ -189,6 +192,7 @@ function relabel() {
   labelControls();
   labelBedtime();
   labelLamp();
+  labelSpeech();
 }
 
 // --- a dark screen wakes on touch
@@ -265,9 +269,13 @@ async function start() {
   initBedtime();
   initKids();
   initLamp();
+  initSpeech();
   initControls();
   relabel();
-  new ResizeObserver(() => fit()).observe(stage);
+  // The stage, and the caption of what is spoken: the time makes room for it, and takes it back.
+  const resized = new ResizeObserver(() => fit());
+  resized.observe(stage);
+  resized.observe(speechEl);
   subscribe(renderAll);
   document.fonts?.addEventListener?.("loadingdone", () => {
     timeView.spec = "";

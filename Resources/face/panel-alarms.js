@@ -1,6 +1,6 @@
 // Alarms: the list (switch and next time for each) and the editor (time, repeat days and their
 // description, label, sound (a tone with preview, or a radio station), volume, snooze, fade-in, ring timeout; duplicate,
-// delete, skip next). The node's validation errors appear beside the field they name.
+// delete, skip next; the morning briefing). The node's validation errors appear beside the field they name.
 
 import { t } from "./i18n.js";
 import { h, icon } from "./dom.js";
@@ -18,7 +18,7 @@ const SUNRISE = [0, 10, 20, 30, 45, 60];
 const ESCALATE = [0, 60, 120, 180, 300];
 const DEFAULTS = {
   time: "07:00", days: [], label: "", enabled: true, sound: "", volume: 80, snooze_min: 9, fade_in_s: 30, ring_timeout_min: 10,
-  skip_holidays: false, sunrise_min: 0, lights: false, escalate_after_s: 0, escalate_sound: null,
+  skip_holidays: false, sunrise_min: 0, lights: false, escalate_after_s: 0, escalate_sound: null, briefing: false,
 };
 
 /** "Skips Fri 25 Dec, Christmas Day" for the holiday or day off an alarm keeps quiet on next. */
@@ -132,7 +132,8 @@ export class AlarmsPanel {
     h("span", { class: "alarm-meta", text: t("alarms.meta", { label, repeat: repeatText(a.days) }) }),
     nextText ? h("span", { class: "alarm-next", text: nextText }) : null,
     skips ? h("span", { class: "alarm-skip", text: skips }) : null,
-    station ? h("span", { class: "alarm-station" }, icon("radio"), h("span", { text: stationName(station) })) : null);
+    station ? h("span", { class: "alarm-station" }, icon("radio"), h("span", { text: stationName(station) })) : null,
+    a.briefing ? h("span", { class: "alarm-station alarm-briefing" }, icon("speak"), h("span", { text: t("alarms.briefing") })) : null);
     const sw = toggle("", a.enabled, (on) => this.send(on ? "alarm/enable" : "alarm/disable", { id: a.id }),
       { "aria-label": t("alarms.toggle", { label, time }), dataset: { key: "switch-" + a.id } });
     return h("div", { class: "alarm-row" + (a.enabled ? "" : " off") }, edit, sw);
@@ -212,6 +213,9 @@ export class AlarmsPanel {
     this.fields.skip_holidays = { showError: () => {} };
     const lights = toggle(t("editor.lights"), draft.lights, (on) => change({ lights: on }));
     this.fields.lights = { showError: () => {} };
+    // Spoken after the dismiss (SPEC §16): the time, the weather, the day's first events.
+    const briefing = toggle(t("editor.briefing"), draft.briefing, (on) => change({ briefing: on }), { dataset: { field: "briefing" } });
+    this.fields.briefing = { showError: () => {} };
     // The tone an alarm escalates to: its own (null), or one of the alarm tones.
     const escalateSound = h("select", { class: "input", "aria-label": t("editor.escalate_sound"),
       onchange: (e) => change({ escalate_sound: e.target.value || null }) },
@@ -259,7 +263,7 @@ export class AlarmsPanel {
         f("ring_timeout_min", t("editor.timeout"), choice("timeout", timeouts, (v) => t("unit.min", { count: v })))),
       section(t("editor.waking"),
         f("sunrise_min", t("editor.sunrise"), choice("sunrise", withValue(SUNRISE, draft.sunrise_min), (v) => (v ? t("unit.min", { count: v }) : t("editor.off")))),
-        lights,
+        lights, briefing,
         f("escalate_after_s", t("editor.escalate"), choice("escalate", withValue(ESCALATE, draft.escalate_after_s), (v) => (v ? t("unit.min", { count: v / 60 }) : t("editor.off")))),
         f("escalate_sound", t("editor.escalate_sound"), escalateSound)),
       h("div", { class: "actions" }, actions),
@@ -275,7 +279,7 @@ export class AlarmsPanel {
       time: d.time, days: d.days, label: d.label.trim(), enabled: d.enabled, sound: d.sound,
       volume: d.volume, snooze_min: d.snooze_min, fade_in_s: d.fade_in_s, ring_timeout_min: d.ring_timeout_min,
       skip_holidays: !!d.skip_holidays, sunrise_min: d.sunrise_min || 0, lights: !!d.lights, escalate_after_s: d.escalate_after_s || 0,
-      escalate_sound: d.escalate_sound || null,
+      escalate_sound: d.escalate_sound || null, briefing: !!d.briefing,
     };
     if (!payload.sound) delete payload.sound;
     if (!payload.label) delete payload.label; // the node's default label, in its language

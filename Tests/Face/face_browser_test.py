@@ -23,8 +23,9 @@ state only through the node's own API (POST /api/cmd/VERB) and puts the settings
 --expect-disconnected the URL serves the face but no node answers its WebSocket: only the
                       disconnected checks run.
 --only                run only these groups of checks (theme, fit, digits, panels, timers,
-                      meditation, library, daysoff, sunrise, bedtime, kids, lamp, pages, radio,
-                      idle, german, switch), e.g. to take screenshots.
+                      meditation, library, daysoff, sunrise, bedtime, kids, lamp, pages, speech,
+                      radio, idle, german, switch), e.g. to take screenshots. With speech and
+                      --check-ringing, the ringing alarm has a briefing: its text is looked for after.
 --radio-live ID       the node's station that plays (a real stream), with --radio-title its ICY
                       title: the radio checks play it and look for the title on the clock.
 The language checks (SPEC §11): in German, every screen of the face (the clock with its overlays,
@@ -38,6 +39,11 @@ timer from a preset counting in the panel and under the time, pause, +1 min, can
 chips, a custom 3 s timer finishing in the view that names it; a session with its countdown and
 affirmation, pause/resume/stop, the choices and stats; the guided meditations of the node's
 meditations.dir grouped by teacher, one played, sought, renamed.
+The speech checks (SPEC §16, group speech): the caption shows what B/speech says is spoken and goes
+with speech_finished; a 1000-character text cut to its lines, the time kept clear and at least half
+as tall, at the six sizes, red and German; the caption's Stop (say/stop); Say the time with the
+controls (say/time); the alarm editor's Briefing switch saved to the node and marked in the list;
+with --check-ringing, the briefing after the dismiss: shown while spoken, kept after, tapped away.
 --browser webkit      WPE WebKit 2.38 (Safari 16's engine) through cog, headless, driven by
                       WPEWebDriver: the clock and every panel at 800x600 and (a new session with
                       cog's --scale=0.625) 1280x960, the window being fixed at 800x600; at 800x600 a
@@ -1292,6 +1298,214 @@ def check_ringing(face, ring_command, ring_at, timeout, sound_failed=False):
     face.cmd("timer/cancel")
 
 
+# --- speaking (SPEC §16): the caption of what the clock says, Say the time, the briefing
+
+SPOKEN = "The tea is ready."
+LONG_TEXT = ("A message from the house: the washing machine has finished, the back door is still open, "
+             "and the rain is coming at about half past nine, so the windows upstairs should be closed before then. "
+             "Tomorrow starts with a dentist appointment at eight fifteen, then the school run, and the bins go out in the "
+             "morning. The car's battery is charged to ninety percent. The living room is at twenty-one degrees, the "
+             "bedroom at eighteen. A parcel was left with the neighbours at number twelve. ") * 3
+LONG_TEXT = LONG_TEXT[:1000]
+LONG_GERMAN = ("Eine Nachricht vom Haus: Die Waschmaschine ist fertig, die Hintertür steht noch offen, und gegen "
+               "halb zehn kommt Regen, also bitte vorher die Fenster oben schließen. Morgen beginnt mit einem Zahnarzttermin "
+               "um Viertel nach acht, dann geht es zur Schule, und die Mülltonnen müssen raus. Der Akku des Autos ist zu neunzig "
+               "Prozent geladen. Im Wohnzimmer sind es einundzwanzig Grad, im Schlafzimmer achtzehn. ") * 3
+LONG_GERMAN = LONG_GERMAN[:1000]
+
+# The caption beside the time: both on the screen, the caption under the time and apart from it,
+# nothing of the face's own bands covered; the text cut to its lines (never past the caption's box).
+CAPTION_LAYOUT = """
+const s = document.getElementById('speech'), t = document.getElementById('time'), x = s.querySelector('.speech-text');
+if (s.hidden) return ['no caption'];
+const a = s.getBoundingClientRect(), b = t.getBoundingClientRect(), c = x.getBoundingClientRect(), out = [];
+const r = (q) => [q.left, q.top, q.right, q.bottom].map(Math.round).join(',');
+if (a.top < b.bottom - 0.5) out.push(`the caption (${r(a)}) overlaps the time (${r(b)})`);
+if (a.left < -0.5 || a.right > innerWidth + 0.5 || a.bottom > innerHeight + 0.5) out.push(`the caption (${r(a)}) leaves the screen`);
+if (c.bottom > a.bottom + 0.5) out.push(`the text (${r(c)}) runs out of the caption (${r(a)})`);
+const band = document.querySelector('.band-bottom').getBoundingClientRect();
+if (band.height && a.bottom > band.top + 0.5 && !document.body.classList.contains('controls')) out.push(`the caption covers the bottom band (${r(band)})`);
+return out;"""
+
+
+def caption(face):
+    return text(face, "#speech .speech-text")
+
+
+def time_height(face):
+    return face.js("return document.getElementById('time').getBoundingClientRect().height")
+
+
+def record_events(face):
+    """Keeps the node's events that reach the page (in window.__events), from the page's socket."""
+    face.js("""window.__events = [];
+        const ws = window.__sockets[window.__sockets.length - 1];
+        ws.addEventListener('message', (e) => { const m = JSON.parse(e.data); if (m.type === 'event') window.__events.push(m.payload); });""")
+
+
+def page_events(face, name):
+    return [e for e in face.js("return window.__events || []") if e.get("event") == name]
+
+
+def caption_sizes(face, name, shot, heights, german=None):
+    """At the six sizes: the caption under the time, on the screen, the time at least half as tall as
+    without it (`heights`), a screenshot each; in German no English text on the way."""
+    problems = []
+    # Its half-second fade-in over (a picture taken at once would show it faint, or not yet).
+    face.until(lambda: face.js("return document.getElementById('speech').getAnimations().every((a) => a.playState === 'finished')"), 5)
+    for w, h in face.sizes(SIZES):
+        face.size(w, h)
+        problems += [f"{w}x{h}: {p}" for p in face.js(CAPTION_LAYOUT)]
+        kept = time_height(face) / heights[(w, h)] if heights.get((w, h)) else 1
+        if kept < 0.5:
+            problems.append(f"{w}x{h}: the time shrank to {kept:.0%} of its height")
+        if german is not None:
+            problems += [f"{w}x{h}: {p}" for p in english_in(face.js(VISIBLE_TEXTS), german)]
+        face.shot(f"{'de-' if german is not None else 'face-'}{shot}-{w}x{h}")
+    face.size(1280, 800)
+    report(f"speech: {name} under the time, clear of it, at the six sizes{' in German' if german is not None else ''}", not problems, "; ".join(problems[:6]))
+
+
+def say(face, payload):
+    r = face.cmd("say", payload)
+    if r.get("status") != "ok":
+        report(f"speech: say {json.dumps(payload)[:60]} is taken", False, json.dumps(r))
+    return r.get("data", {}).get("id")
+
+
+def check_speech(face):
+    """The clock speaking on the face (SPEC §16): the caption shows the words while B/speech says
+    they are spoken, and goes with speech_finished; a 1000-character text is cut to its lines and
+    the time keeps its room, at the six sizes, red and German too; the caption's Stop says say/stop;
+    Say the time (with the controls) sends say/time; the alarm editor's Briefing switch sets the
+    alarm's `briefing` on the node, and the list shows it."""
+    en, de = catalog(face, "en"), catalog(face, "de")
+    face.size(1280, 800)
+    face.cmd("say/stop")
+    face.load()
+    report("speech: the node says it can speak", node_state(face, "speech").get("engine") not in (None, "none"), json.dumps(node_state(face, "speech")))
+    heights = {}
+    for w, h in face.sizes(SIZES):
+        face.size(w, h)
+        heights[(w, h)] = time_height(face)
+    face.size(1280, 800)
+    record_events(face)
+    said = say(face, {"text": SPOKEN, "chime": False})
+    shown = face.until(lambda: caption(face) == SPOKEN, step=0.02)
+    report("speech: the caption shows the text being spoken", shown and face.js("return document.getElementById('speech').dataset.id") == said,
+           f"{caption(face)!r}; {json.dumps(node_state(face, 'speech'))}")
+    gone = face.until(lambda: caption(face) is None)
+    finished = [e for e in page_events(face, "speech_finished") if e.get("id") == said]
+    report("speech: the caption goes when speech_finished arrives", gone and len(finished) == 1 and finished[0].get("text") == SPOKEN
+           and node_state(face, "speech").get("speaking") is None, f"events {face.js('return window.__events')}")
+    home = heights[tuple(face.viewport())]  # 1280x800, or the size WebKit's window has
+    report("speech: the time takes its room back", abs(time_height(face) - home) < 2, f"{time_height(face)} vs {home}")
+
+    said = say(face, {"text": LONG_TEXT, "chime": False})
+    face.until(lambda: caption(face) == LONG_TEXT)
+    lines = face.js("""const x = document.querySelector('#speech .speech-text');
+        return Math.round(x.getBoundingClientRect().height / parseFloat(getComputedStyle(x).lineHeight));""")
+    report("speech: 1000 characters are cut to three lines, the whole text kept for screen readers", lines == 3 and caption(face) == LONG_TEXT, f"{lines} lines")
+    caption_sizes(face, "a 1000-character caption", "speech", heights)
+    face.cmd("settings", {"face": {"theme": "red"}})
+    face.until(lambda: face.js("return document.documentElement.dataset.theme") == "red")
+    colour = face.js("return getComputedStyle(document.querySelector('#speech .speech-text')).color")
+    report("speech: the caption in the red theme is red alone", re.fullmatch(r"rgb\(\d+, 0, 0\)", colour or "") is not None, colour)
+    for w, h in [(800, 480), (480, 800), (1280, 800)]:
+        face.size(w, h)
+        face.shot(f"face-speech-red-{w}x{h}")
+    face.size(1280, 800)
+    face.cmd("settings", {"face": {"theme": "night"}})
+    face.click("#speech .speech-btn")
+    stopped = face.until(lambda: caption(face) is None)
+    dropped = [e for e in page_events(face, "speech_dropped") if e.get("id") == said]
+    report("speech: the caption's Stop stops it (say/stop): the caption goes", stopped and dropped and dropped[0].get("reason") == "stopped"
+           and node_state(face, "speech").get("speaking") is None, json.dumps(dropped))
+    report("speech: Stop did not open the controls", not face.js("return document.body.classList.contains('controls')"))
+
+    face.cmd("settings", {"language": "de"})
+    face.until(lambda: text(face, "#say-time span") == de["speech.say_time"] or face.js("return document.documentElement.lang") == "de")
+    say(face, {"text": LONG_GERMAN, "chime": False, "language": "de"})
+    face.until(lambda: caption(face) == LONG_GERMAN)
+    report("speech: the caption's name in German", text(face, "#speech .speech-title") == de["speech.speaking"], str(text(face, "#speech .speech-title")))
+    caption_sizes(face, "a German caption", "speech", heights, english_patterns(en, de))
+    face.cmd("say/stop")
+    face.until(lambda: caption(face) is None)
+    face.cmd("settings", {"language": "en"})
+    face.until(lambda: face.js("return document.documentElement.lang") == "en")
+
+    # Say the time: the button comes with the controls, at the top, and sends say/time.
+    face.size(800, 480)
+    face.click("#stage")
+    button = face.until(lambda: text(face, "#say-time span") == en["speech.say_time"] and face.js(FITS, ["#say-time"]) == [])
+    size = face.js("const r = document.getElementById('say-time').getBoundingClientRect(); return [r.width, r.height]")
+    report("speech: Say the time shows with the controls, 48 px at least", button and min(size) >= 47.5, json.dumps(size))
+    face.click("#say-time")
+    told = face.until(lambda: face.js("return document.getElementById('speech').dataset.kind") == "time")
+    report("speech: Say the time asks the node (say/time), and its words show", told and bool(caption(face))
+           and (node_state(face, "speech").get("speaking") or {}).get("kind") in ("time", None), f"{caption(face)!r}")
+    face.shot("face-say-time-800x480")
+    face.size(390, 844)
+    face.shot("face-say-time-390x844")
+    face.size(1280, 800)
+    face.until(lambda: caption(face) is None)
+    face.js("document.body.classList.contains('controls') && document.querySelector('#stage').click()")
+
+    # The alarm editor's Briefing switch, saved to the node.
+    alarm = next((a for a in node_state_list(face, "alarms") if a.get("label") == "Work"), None)
+    if alarm is None:
+        report("speech: the Work alarm is there to get a briefing", False, json.dumps(node_state_list(face, "alarms")))
+        return
+    face.size(480, 800)
+    open_panel(face, "alarms")
+    face.click(f'[data-key="edit-{alarm["id"]}"]')
+    switch = '[data-field="briefing"]'
+    report("speech: the editor has the Briefing switch, off", face.until(lambda: face.js(
+        "return document.querySelector(arguments[0])?.getAttribute('aria-checked')", switch) == "false"))
+    face.js("document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", switch)
+    face.click(switch)
+    face.shot("face-alarm-editor-briefing-480x800")
+    face.click("#sheet-body .actions .btn-primary")
+    saved = face.until(lambda: next((a for a in node_state_list(face, "alarms") if a.get("id") == alarm["id"]), {}).get("briefing") is True)
+    report("speech: the Briefing switch sets the alarm's briefing on the node (B/alarms)", saved, json.dumps(node_state_list(face, "alarms")))
+    marked = face.until(lambda: text(face, f'[data-key="edit-{alarm["id"]}"] .alarm-briefing') == en["alarms.briefing"])
+    report("speech: the alarm list says the alarm has a briefing", marked)
+    face.shot("face-alarms-briefing-480x800")
+    face.size(1280, 800)
+    face.click("#sheet-close")
+
+
+def node_state_list(face, topic):
+    return face.state().get(topic) or []
+
+
+def check_briefing(face):
+    """After the Work alarm (with its briefing, set by check_speech) was dismissed: the briefing's
+    words show while they are spoken, stay after, and a tap puts them away."""
+    en = catalog(face, "en")
+    spoken = {}
+    def speaking_briefing():
+        s = (node_state(face, "speech").get("speaking") or {})
+        if s.get("kind") == "briefing":
+            spoken.update(s)
+        return bool(spoken) and caption(face) == spoken.get("text")
+    shown = face.until(speaking_briefing, step=0.1)
+    report("briefing: its text shows while it is spoken", shown and face.js("return document.getElementById('speech').classList.contains('briefing')"),
+           f"{caption(face)!r} / {json.dumps(spoken)}")
+    report("briefing: named with the alarm's label", text(face, "#speech .speech-title") == en["speech.briefing.label"].replace("{label}", "Work"),
+           str(text(face, "#speech .speech-title")))
+    caption_sizes(face, "the briefing", "briefing", {})
+    done = face.until(lambda: node_state(face, "speech").get("speaking") is None)
+    report("briefing: it stays on the face after it was spoken, with Close", done and caption(face) == spoken.get("text")
+           and face.js("return document.querySelector('#speech .speech-btn').getAttribute('aria-label')") == en["speech.close"])
+    face.size(800, 480)
+    face.shot("face-briefing-after-800x480")
+    face.size(1280, 800)
+    face.click("#speech .speech-text")
+    report("briefing: a tap puts it away, without opening the controls", face.until(lambda: caption(face) is None)
+           and not face.js("return document.body.classList.contains('controls')"))
+
+
 # --- the radio (SPEC §15)
 
 def radio_state(face):
@@ -2015,7 +2229,7 @@ def main():
                     check_panels(face)
                 for group, check in [("timers", check_timers), ("meditation", check_meditation), ("library", check_library),
                                      ("daysoff", check_days_off), ("sunrise", check_sunrise), ("bedtime", check_bedtime),
-                                     ("kids", check_kids), ("lamp", check_lamp), ("pages", check_night_pages),
+                                     ("kids", check_kids), ("lamp", check_lamp), ("pages", check_night_pages), ("speech", check_speech),
                                      ("radio", lambda f: check_radio(f, args.radio_live, args.radio_title))]:
                     if run(group):
                         check(face)
@@ -2029,6 +2243,8 @@ def main():
                         face.logs()
                 if args.check_ringing:
                     check_ringing(face, args.ring_command, args.ring_at, args.ringing_timeout, args.expect_sound_failed)
+                    if run("speech"):
+                        check_briefing(face)
                     if face.clock_offset is not None and run("german"):
                         check_ringing_german(face)
             finally:
@@ -2076,11 +2292,17 @@ def run_webkit(face, args, run):
         for group, check in [("timers", check_timers), ("meditation", check_meditation), ("library", check_library), ("pages", check_night_pages)]:
             if run(group):
                 check(face)
+        # Speech when asked for by name (its own test): the caption, Say the time, the switch, the briefing.
+        speech = "speech" in args.only.split(",")
+        if speech:
+            check_speech(face)
         if run("idle"):
             face.cmd("timer/cancel")
             check_idle(face, before.get("show_seconds", False))
         if args.check_ringing:
             check_ringing(face, args.ring_command, args.ring_at, args.ringing_timeout)
+            if speech:
+                check_briefing(face)
     finally:
         restore_settings(face, before)
     check_page_health(face, args.check_disconnect)

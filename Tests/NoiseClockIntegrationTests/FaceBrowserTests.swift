@@ -96,6 +96,9 @@ enum FaceBrowserScript {
         environment.merge(clock.environment) { _, new in new }
         environment["NOISECLOCK_CLOCK_TIMEZONE"] = "Europe/Berlin"
         environment["NOISECLOCK_AUDIO_DEVICE"] = audioDevice
+        // Speech (SPEC §16) at any hour of the run: no quiet hours hold what the face is to show.
+        environment["NOISECLOCK_SPEECH_QUIET_HOURS_START"] = ""
+        environment["NOISECLOCK_SPEECH_QUIET_HOURS_END"] = ""
         // Guided meditations by two teachers, one untagged (its file name, no teacher) and one broken.
         let meditations = "\(directory)/meditations"
         try FileManager.default.createDirectory(atPath: meditations, withIntermediateDirectories: true)
@@ -161,7 +164,8 @@ enum FaceBrowserScript {
 /// (a German alarm ringing and snoozed too), the language switched under a running page, bedtime's
 /// reminder, wind-down and breathing guide, the kids' clock and the night light's long press, the
 /// radio (its panel, search and stations, a live station's title on the clock, a station as an
-/// alarm's sound; the tone the page plays for an alarm that cannot sound), and the node stopping
+/// alarm's sound; the tone the page plays for an alarm that cannot sound), what the clock says (the
+/// caption, Say the time, the Briefing switch, the briefing after the dismiss), and the node stopping
 /// under the page (it marks itself disconnected and keeps the time).
 @Suite("The clock face in a real browser against a real node (SPEC §9, §10, §7, §15)", .serialized)
 struct FaceBrowserTests {
@@ -270,6 +274,32 @@ struct FaceBrowserTests {
             #expect(names.contains(expected), "no check \"\(expected)\" ran:\n\(names)")
         }
         #expect(results.count >= 100, "\(results.count) checks ran")
+    }
+
+    @Test("the clock speaking on the face: the caption comes and goes with the words, Say the time, the Briefing switch, the briefing after the dismiss (SPEC §16)")
+    func speech() async throws {
+        for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
+            try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
+        }
+        let results = try await FaceBrowserScript.run(["--only", "speech"], screenshots: false)
+        let names = results.map(\.name)
+        for expected in [
+            "speech: the node says it can speak", "speech: the caption shows the text being spoken",
+            "speech: the caption goes when speech_finished arrives", "speech: the time takes its room back",
+            "speech: 1000 characters are cut to three lines, the whole text kept for screen readers",
+            "speech: a 1000-character caption under the time, clear of it, at the six sizes",
+            "speech: the caption in the red theme is red alone", "speech: the caption's Stop stops it (say/stop): the caption goes",
+            "speech: the caption's name in German", "speech: a German caption under the time, clear of it, at the six sizes in German",
+            "speech: Say the time shows with the controls, 48 px at least", "speech: Say the time asks the node (say/time), and its words show",
+            "speech: the editor has the Briefing switch, off", "speech: the Briefing switch sets the alarm's briefing on the node (B/alarms)",
+            "speech: the alarm list says the alarm has a briefing",
+            "ringing view shows", "holding Dismiss dismisses", "briefing: its text shows while it is spoken", "briefing: named with the alarm's label",
+            "speech: the briefing under the time, clear of it, at the six sizes",
+            "briefing: it stays on the face after it was spoken, with Close", "briefing: a tap puts it away, without opening the controls",
+            "no message key missing from the catalog", "no console errors",
+        ] {
+            #expect(names.contains(expected), "no check \"\(expected)\" ran:\n\(names)")
+        }
     }
 
     @Test("an alarm that cannot sound (no audio device): the ringing view says why, and the page plays the tone itself until Dismiss (SPEC §15)")

@@ -56,4 +56,29 @@ struct FaceWebKitTests {
         let failed = results.filter { !$0.ok }.map(\.name)
         #expect(failed.isEmpty, "failed: \(failed)")
     }
+
+    @Test("the clock speaking in WebKit: the caption comes and goes with the words, Stop, Say the time, the Briefing switch, the briefing after the dismiss (SPEC §16)")
+    func speech() async throws {
+        for tool in ["/usr/bin/cog", "/usr/bin/WPEWebDriver"] {
+            try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
+        }
+        let results = try await FaceBrowserScript.run(["--browser", "webkit", "--only", "speech"], screenshots: false) { directory in
+            let folder = "\(directory)/face"
+            try await FaceBrowserScript.prepareFace(folder)
+            return folder
+        }
+        let names = Set(results.map(\.name))
+        let expected = [
+            "the test's error hook ran before the face's scripts", "speech: the caption shows the text being spoken",
+            "speech: the caption goes when speech_finished arrives", "speech: the time takes its room back",
+            "speech: 1000 characters are cut to three lines, the whole text kept for screen readers",
+            "speech: a 1000-character caption under the time, clear of it, at the six sizes", "speech: the caption in the red theme is red alone",
+            "speech: the caption's Stop stops it (say/stop): the caption goes", "speech: Say the time asks the node (say/time), and its words show",
+            "speech: the Briefing switch sets the alarm's briefing on the node (B/alarms)", "speech: the alarm list says the alarm has a briefing",
+            "holding Dismiss dismisses", "briefing: its text shows while it is spoken", "briefing: it stays on the face after it was spoken, with Close",
+            "briefing: a tap puts it away, without opening the controls", "no console errors",
+        ]
+        let missing = expected.filter { !names.contains($0) }
+        #expect(missing.isEmpty, "checks that did not run: \(missing)\nran: \(results.map(\.name))")
+    }
 }
