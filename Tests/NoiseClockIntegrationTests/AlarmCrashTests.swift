@@ -141,6 +141,7 @@ struct AlarmCrashTests {
                             "skip_holidays": .bool(Bool.random(using: &random)),
                             "escalate_after_s": .number(Double(Int.random(in: 0...600, using: &random))), "escalate_sound": .null,
                             "sunrise_min": .number(Double(Int.random(in: 0...60, using: &random))), "lights": .bool(Bool.random(using: &random)),
+                            "briefing": .bool(Bool.random(using: &random)),
                         ]
                     }
 
