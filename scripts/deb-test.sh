@@ -9,7 +9,9 @@
 #   4. the conffile edited to point at the broker, restart: ctl ping answers; `noiseclock sounds`
 #      lists the catalog from /usr/share/noiseclock; an alarm added survives a restart; the face
 #      answers on 127.0.0.1:8080; a timer rings; the alarm rings at its minute, played to ALSA's
-#      null device (no sound card here); a face token passed as a systemd credential is required
+#      null device (no sound card here); a station plays through the stream helper; `say` is spoken
+#      by the speech helper into an ALSA file sink (over a second of sound, measured with sox); a face
+#      token passed as a systemd credential is required
 #   5. apt install the newer package: the service restarted, the alarm and the edited conffile kept
 #   6. apt remove: stopped, configuration and state kept; apt purge: the root's file list as in 2
 #
@@ -33,7 +35,7 @@ newer="$version+upgrade1"
 arch=${ARCH:-$(dpkg --print-architecture)}
 # vm=1: a whole emulated machine (qemu-system-aarch64), reached over ssh; else a container (systemd-nspawn).
 if [ "$arch" = "$(dpkg --print-architecture)" ]; then suite=bookworm slow=1 vm=0; else suite=trixie slow=10 vm=1; fi
-tools=(mmdebstrap systemd-nspawn lintian mosquitto mosquitto_sub dpkg-deb icecast2 ffmpeg curl)
+tools=(mmdebstrap systemd-nspawn lintian mosquitto mosquitto_sub dpkg-deb icecast2 ffmpeg curl sox)
 if [ "$vm" = 1 ]; then tools+=(qemu-system-aarch64 qemu-img ssh mkfs.ext4); else tools+=(nsenter); fi
 for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || { echo "deb-test: $tool is missing (scripts/install-deps.sh installs it)" >&2; exit 2; }
@@ -300,6 +302,52 @@ check "the station stops: B/radio idle" radio_state idle $((10 * slow))
 gone() { for _ in $(seq $((25 * slow))); do inside pgrep -f noiseclock-stream > /dev/null || return 0; sleep 0.2; done; return 1; }
 check "the stream helper has ended" gone
 kill "$source_pid" "$icecast_pid" 2>/dev/null; source_pid="" icecast_pid=""
+
+# It speaks (SPEC §16): `say` over MQTT, made by the helper /usr/libexec/noiseclock/noiseclock-speak
+# (libespeak-ng, the voices of espeak-ng-data from the Depends) under the unit's sandbox, and played
+# to an ALSA file sink in the node's state folder (the one place it may write), which the host
+# measures with sox: over a second of sound, and loud enough to be speech, not a codec's hiss.
+check "speech: the voices are installed (espeak-ng-data)" inside sh -c 'test -s /usr/lib/*/espeak-ng-data/en_dict'
+inside ldd /usr/libexec/noiseclock/noiseclock-speak > "$work/ldd-speak.txt" 2>&1 || true
+check "speech: ldd finds every library of the helper, libespeak-ng among them" \
+  bash -c "grep -q libespeak-ng '$work/ldd-speak.txt' && ! grep -q -e 'not found' -e libswift '$work/ldd-speak.txt'"
+check "speech: the node itself does not load libespeak-ng" bash -c "! grep -q libespeak '$work/ldd.txt'"
+sink=/var/lib/noiseclock/speech.raw # the node's view; the root's is under /var/lib/private (DynamicUser=)
+inside sed -i "s|^  device: \"null\".*|  device: \"file:'$sink',raw\"  # edited by deb-test: a file sink, to hear the speech|" /etc/noiseclock/noiseclock.yaml
+inside sed -i -e 's/^    start: "22:30".*/    start: ""                  # edited by deb-test: no quiet hours, whenever it runs/' \
+  -e 's/^    end: "07:00".*/    end: ""/' /etc/noiseclock/noiseclock.yaml
+check "speech: the conffile has its speech section, edited for no quiet hours" inside grep -q "edited by deb-test: no quiet hours" /etc/noiseclock/noiseclock.yaml
+inside systemctl restart noiseclock.service
+check "speech: active with the file sink" active
+# The events and the retained B/speech; the retained message says the subscription is in place.
+timeout $((120 * slow)) mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'noiseclock/+/event' -t 'noiseclock/+/speech' > "$work/speech-events.txt" 2>&1 &
+subscriber=$!
+speech_state() { for _ in $(seq $((50 * slow))); do grep '/speech {' "$work/speech-events.txt" | grep '"engine":"espeak-ng"' | grep -q '"error":null' && return 0; sleep 0.2; done; return 1; }
+check "speech: B/speech names the engine espeak-ng, no error" speech_state
+sentence="Good morning. It is a quarter past seven, and the coffee is ready downstairs."
+check "speech: say answers ok" inside noiseclock ctl say "{\"text\":\"$sentence\",\"chime\":false}"
+finished() { for _ in $(seq $((150 * slow))); do grep -q '"event":"speech_finished"' "$work/speech-events.txt" && return 0; sleep 0.2; done; return 1; }
+check "speech: speech_finished on B/event" finished
+grep -h '"speech_' "$work/speech-events.txt" | sed 's/^/  /'
+kill "$subscriber" 2>/dev/null || true
+# What the sink holds (44.1 kHz, 16-bit stereo), with every pause over 0.3 s taken out: its length
+# is the seconds of sound, its RMS their loudness (1.0 is full scale).
+sound() { # sound FIELD: sox's figure for the sink's sound
+  inside cat "/var/lib/private/noiseclock/speech.raw" > "$work/speech.raw" 2>/dev/null || return 1
+  sox -t raw -r 44100 -e signed -b 16 -c 2 "$work/speech.raw" -n silence 1 0.02 1% -1 0.3 1% stat 2>&1 \
+    | awk -F: -v field="$1" '$1 ~ field {gsub(/ /, "", $2); print $2}'
+}
+heard() { # the file sink is written a moment after the mixer: wait until it holds the sentence
+  for _ in $(seq $((25 * slow))); do
+    awk -v s="$(sound Length)" -v r="$(sound 'RMS +amplitude')" 'BEGIN { exit !(s > 1.0 && r > 0.02) }' && return 0
+    sleep 0.2
+  done
+  return 1
+}
+check "speech: the sink holds over a second of sound with real energy" heard
+echo "speech in the sink: $(sound Length) s of sound (of $(awk -v b="$(stat -c %s "$work/speech.raw")" 'BEGIN { printf "%.2f", b / 176400 }') s), RMS $(sound 'RMS +amplitude')"
+helper_gone() { for _ in $(seq $((25 * slow))); do inside pgrep -f noiseclock-speak > /dev/null || return 0; sleep 0.2; done; return 1; }
+check "speech: the helper has ended" helper_gone
 
 # A face token as a systemd credential: root-only on disk, required by the node at once.
 token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')

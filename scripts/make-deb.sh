@@ -70,11 +70,16 @@ elif [ "$arch" = arm64 ] && [ "$host" = amd64 ]; then
   [ "$(id -u)" -eq 0 ] || { echo "make-deb: ARCH=arm64 needs root (mmdebstrap, systemd-nspawn)" >&2; exit 2; }
   toolchain=$(bash scripts/arm64-toolchain.sh)
   destdir=$(realpath "$destdir")
+  # The package is made in a folder of its own outside the checkout, then moved: bound at /out of
+  # the sysroot, the checkout itself (the default destination) would be a loop under /src, where
+  # dh_clean's find stops at it.
+  out=$(mktemp -d /var/tmp/noiseclock-deb-arm64.XXXXXX)
+  trap 'rm -rf "$out"' EXIT
   # The host's PID 1 is not systemd here: the legacy cgroup hierarchy, and no machined to register with.
   export SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=0
   in_root() { # in_root ROOT COMMAND: COMMAND in ROOT with the checkout at /src and the .deb's folder at /out
     local root=$1; shift
-    systemd-nspawn --quiet --pipe --register=no --keep-unit -D "$toolchain/$root" --bind="$PWD:/src" --bind="$destdir:/out" \
+    systemd-nspawn --quiet --pipe --register=no --keep-unit -D "$toolchain/$root" --bind="$PWD:/src" --bind="$out:/out" \
       --bind-ro=/opt/swift-packages --chdir=/src /bin/bash -c "$*"
   }
   sysroot=/src/$toolchain/sysroot
@@ -84,11 +89,13 @@ elif [ "$arch" = arm64 ] && [ "$host" = amd64 ]; then
   in_root sid-root "set -e; export $pkgconfig
     $cross --product noiseclock -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
     $cross --product noiseclock-stream -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+    $cross --product noiseclock-speak -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
     $cross --product generate-manual"
   bin=$(in_root sid-root "export $pkgconfig; $cross --show-bin-path" | tr -d "\r" | tail -1)
   # -I: build-essential (a compiler) is not needed here, the node is built already.
   in_root sysroot "set -e; dpkg-checkbuilddeps -I; debian/rules clean
     NOISECLOCK_PREBUILT=$bin DEB_DESTDIR=/out debian/rules binary"
+  mv "$out/noiseclock_${deb_version}_$arch.deb" "$destdir/"
 else
   echo "make-deb: ARCH=$arch: only the machine's own architecture, or arm64 from amd64" >&2
   exit 2

@@ -1,7 +1,9 @@
 #ifndef NOISECLOCK_CFFMPEG_SHIM_H
 #define NOISECLOCK_CFFMPEG_SHIM_H
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libswresample/swresample.h>
@@ -105,4 +107,29 @@ static inline const char *nc_av_tag(AVFormatContext *context, int stream, const 
     if (entry == NULL) entry = av_dict_get(context->metadata, key, NULL, 0);
     return entry ? entry->value : NULL;
 }
+
+/// FFmpeg's log callback takes a va_list, which is a struct on aarch64: Debian's Swift 6.2.3 crashes
+/// lowering a Swift closure of that type for arm64 (make deb ARCH=arm64). So the line is formatted
+/// here, errors only, and handed to `sink` as text.
+/// (The sink is a static inside a function: Swift emits a header's inline functions into the
+/// module that uses them, but not its file-scope statics.)
+static inline void (**nc_av_log_sink(void))(const char *line) {
+    static void (*sink)(const char *line);
+    return &sink;
+}
+static inline void nc_av_log_callback(void *context, int level, const char *format, va_list arguments) {
+    (void)context;
+    void (*sink)(const char *line) = *nc_av_log_sink();
+    if (level > AV_LOG_ERROR || format == NULL || sink == NULL) return;
+    char text[256];
+    vsnprintf(text, sizeof text, format, arguments);
+    sink(text);
+}
+/// FFmpeg's errors to `sink` (one line each, on the thread that logged it) and nothing printed.
+static inline void nc_av_log_to(void (*sink)(const char *line)) {
+    *nc_av_log_sink() = sink;
+    av_log_set_level(AV_LOG_ERROR);
+    av_log_set_callback(nc_av_log_callback);
+}
+
 #endif

@@ -41,15 +41,13 @@ public final class StreamReceiver: Sendable {
     /// FFmpeg prints nothing: its errors are kept, the last one of each thread, to name what a
     /// failed open met (a certificate, a refused redirect) where its code only says "I/O error".
     private static let logging: Void = {
-        av_log_set_level(AV_LOG_ERROR)
-        av_log_set_callback { _, level, format, arguments in
-            guard level <= AV_LOG_ERROR, let format, let arguments else { return }
-            var text = [CChar](repeating: 0, count: 256)
-            _ = vsnprintf(&text, text.count, format, arguments)
-            var line = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            while let last = line.last, last.isWhitespace { line.removeLast() }
-            guard !line.isEmpty else { return }
-            StreamReceiver.logged.withLock { $0[UInt(pthread_self())] = line }
+        // Formatted in the shim: FFmpeg's va_list cannot reach Swift on aarch64 (CFFmpeg/shim.h).
+        nc_av_log_to { line in
+            guard let line else { return }
+            var text = String(cString: line)
+            while let last = text.last, last.isWhitespace { text.removeLast() }
+            guard !text.isEmpty else { return }
+            StreamReceiver.logged.withLock { $0[UInt(pthread_self())] = text }
         }
     }()
 
