@@ -111,11 +111,12 @@ func idleWakeUps(_ pid: pid_t, seconds: Int) async throws -> (perMinute: Double,
     return (Double(total) / minutes, total, busiest)
 }
 
-/// The CPU seconds of espeak-ng's own program making the same sentence into nothing (the children's rusage around it).
-func espeakBaseline(voice: String, rate: Int) async throws -> Double? {
+/// The CPU seconds of a program run to its end (the children's rusage around it): espeak-ng's own
+/// making the sentence into nothing, or the node's helper alone (through `sh`, the text on its stdin).
+func childCPU(_ executable: String, _ arguments: [String]) async throws -> Double? {
     var before = rusage(), after = rusage()
     getrusage(RUSAGE_CHILDREN.rawValue, &before)
-    let run = try await runToEnd("/usr/bin/espeak-ng", ["-v", voice, "-s", "\(rate)", "-w", "/dev/null", speechSentence])
+    let run = try await runToEnd(executable, arguments)
     getrusage(RUSAGE_CHILDREN.rawValue, &after)
     guard run.code == 0 else { return nil }
     func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
@@ -199,9 +200,12 @@ func speechRows(brokerPort: Int) async throws -> [Row] {
     let after = try await idleWakeUps(process.pid, seconds: speechIdleSeconds)
     let helperLeft = !childProcesses(of: process.pid).isEmpty
     progress("speech idle after: \(after.total) switches in \(speechIdleSeconds) s; threads: \(after.threads)")
-    var baseline: [Double] = []
+    var baseline: [Double] = [], alone: [Double] = []
+    let helper = URL(fileURLWithPath: NoiseClockBinary.path).deletingLastPathComponent().appendingPathComponent("noiseclock-speak").path
     for _ in 0..<max(1, speechSayings) {
-        if let seconds = try await espeakBaseline(voice: "en", rate: 160) { baseline.append(seconds) }
+        if let seconds = try await childCPU("/usr/bin/espeak-ng", ["-v", "en", "-s", "160", "-w", "/dev/null", speechSentence]) { baseline.append(seconds) }
+        let script = #"printf %s "$1" | "$0" --voice en --rate 160 > /dev/null"#
+        if let seconds = try await childCPU("/bin/sh", ["-c", script, helper, speechSentence]) { alone.append(seconds) }
     }
     process.signal(SIGTERM)
     _ = await process.waitForExit(timeout: .seconds(3))
@@ -213,7 +217,7 @@ func speechRows(brokerPort: Int) async throws -> [Row] {
         let worst = heard.max() ?? .nan
         return Row(
             what: "`say` of a \(words)-word sentence \(chime ? "with the chime (its first sound is the chime's)" : "without the chime (`\"chime\":false`: the voice itself)"), espeak-ng at rate 160 in `noiseclock-speak`, \(sayings.count)×, to an ALSA file sink paced to real time: first sound after the command is published, at a card opened when the sink's first bytes came, p50 / max",
-            measured: "\(f(percentile(heard, 50), 1)) / \(f(worst, 1)) ms (\(heard.map { f($0, 0) }.joined(separator: ", ")))\(heard.count < sayings.count ? "; \(sayings.count - heard.count) never heard" : "")",
+            measured: "\(f(percentile(heard, 50), 1)) / \(f(worst, 1)) ms (\(heard.map { f($0, 0) }.joined(separator: ", ")))\(heard.count < sayings.count ? "; \(sayings.count - heard.count) never heard" : ""); the sink opened \(f(percentile(sayings.compactMap(\.opened).map { $0 * 1000 }, 50), 1)) ms after the command, the sound \(f(percentile(sayings.compactMap(\.intoSink).map { $0 * 1000 }, 50), 1)) ms into it (p50)",
             baseline: "—", target: "≤ 300 ms", met: heard.count == sayings.count && worst <= 300)
     }
     let all = plain + chimed
@@ -221,14 +225,15 @@ func speechRows(brokerPort: Int) async throws -> [Row] {
     let sampled = all.map { $0.helperSampled * 1000 }, spoken = all.compactMap(\.spokenMS)
     // The helper's CPU at its last sample is at most what its reaping added to the node's cutime + cstime.
     let reapedCoversHelper = zip(reaped, sampled).allSatisfy { $0 + 10 >= $1 }
+    func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(max(1, values.count)) }
     let share = median(zip(all, total).compactMap { saying, cpu in saying.spokenMS.map { cpu / $0 * 100 } })
     return [
         firstSoundRow(plain, chime: false),
         firstSoundRow(chimed, chime: true),
         Row(
             what: "CPU of the whole sentence (\(all.count) sayings, spoken in \(f(median(spoken) / 1000, 1)) s, p50): the node's own (utime + stime) and its `noiseclock-speak` helper's (the node reaps it: its cutime + cstime grew by the helper's CPU sampled while it ran: \(reapedCoversHelper ? "yes" : "no"))",
-            measured: "\(f(median(total), 0)) ms (max \(f(total.max() ?? .nan, 0))): node \(f(median(own), 0)) ms + helper \(f(median(reaped), 0)) ms (sampled \(f(median(sampled), 0)) ms); \(f(share, 2)) % of a core over the sentence",
-            baseline: "espeak-ng's own program, the same sentence, voice and rate into `-w /dev/null`: \(f(median(baseline.map { $0 * 1000 }), 0)) ms (median of \(baseline.count))",
+            measured: "\(f(median(total), 0)) ms (mean \(f(mean(total), 1)), max \(f(total.max() ?? .nan, 0))): node \(f(median(own), 0)) ms (mean \(f(mean(own), 1))) + helper \(f(median(reaped), 0)) ms (mean \(f(mean(reaped), 1)); sampled \(f(median(sampled), 0)) ms); \(f(share, 2)) % of a core over the sentence (clock ticks of 10 ms)",
+            baseline: "espeak-ng's own program, the same sentence, voice and rate into `-w /dev/null`: \(f(median(baseline.map { $0 * 1000 }), 1)) ms; the helper alone (sh, the text on its stdin, WAV into /dev/null): \(f(median(alone.map { $0 * 1000 }), 1)) ms (medians of \(baseline.count), rusage)",
             target: "printed", met: reapedCoversHelper && failures.isEmpty && spoken.count == all.count),
         Row(
             what: "anonymous memory while speaking (RssAnon sampled every 5 ms, the most of \(all.count) sayings)",
