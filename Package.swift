@@ -87,8 +87,10 @@ let package = Package(
         // PulseAudio's client, X11 and libsndfile, which the node's process never loads.
         .target(name: "NoiseClockSpeech", dependencies: ["NoiseClockStreams", "NoiseClockAudio", "NoiseClockSystem"]),
         .systemLibrary(name: "CEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
-        .target(name: "NoiseClockEspeak", dependencies: ["CEspeak", "NoiseClockSpeech"]),
-        .executableTarget(name: "noiseclock-speak", dependencies: ["NoiseClockEspeak", "NoiseClockSpeech", "NoiseClockSystem"]),
+        // The helper links nothing else of the project: a process started for every utterance
+        // loads only the Swift runtime and libespeak-ng's own libraries.
+        .target(name: "NoiseClockEspeak", dependencies: ["CEspeak"]),
+        .executableTarget(name: "noiseclock-speak", dependencies: ["NoiseClockEspeak"]),
 
         // UPower (libupower-glib + GLib), seen only by NoiseClockPower.
         .systemLibrary(

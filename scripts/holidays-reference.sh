@@ -8,10 +8,10 @@
 #
 # prints one line a region and year: `DE-BY 2026 2026-01-01 2026-01-06 ...` (an empty region is the
 # country's national holidays). The venv lives under
-# ${NOISECLOCK_HOLIDAYS_DIR:-$HOME/.cache/noiseclock/holidays-0.60}; the first run takes a few seconds.
+# ${NOISECLOCK_HOLIDAYS_DIR:-$HOME/.cache/noiseclock/holidays-0.109}; the first run takes a few seconds.
 set -euo pipefail
 
-VERSION=0.60
+VERSION=0.109
 home=${HOME:-$(cd ~ && pwd)}
 dir=${NOISECLOCK_HOLIDAYS_DIR:-$home/.cache/noiseclock/holidays-${VERSION}}
 venv="$dir/venv"

@@ -44,7 +44,8 @@ public final class SpeechProcess: Sendable {
         case ready
         /// The voice's first samples are in the buffer.
         case speaking
-        /// The engine is done (an error: nothing or not all could be said); the buffer is finished.
+        /// The engine is done (an error: nothing or not all could be said); the buffer is finished
+        /// right after.
         case ended(SpeechError?)
     }
 
@@ -85,9 +86,11 @@ public final class SpeechProcess: Sendable {
         }) else { return }
         Threads.start(name: "speech") { [self] in
             let error = run()
-            if stopped { buffer.close() } else { buffer.finish() }
             announceReady(force: true)
+            // Told before the buffer ends: whoever hears of the end from the source (on the
+            // audio thread, after this) hears of the error first.
             onEvent(.ended(error))
+            if stopped { buffer.close() } else { buffer.finish() }
         }
     }
 
@@ -127,9 +130,9 @@ public final class SpeechProcess: Sendable {
         let spawned = spawn(stdin: input.read, stdout: output.write)
         close(input.read)
         close(output.write)
-        defer { close(output.read) }
         guard case .success(let pid) = spawned else {
             close(input.write)
+            close(output.read)
             if case .failure(let code) = spawned { return SpeechError("cannot start \(job.arguments.first ?? ""): \(String(cString: strerror(code.code)))") }
             return SpeechError("cannot start \(job.arguments.first ?? "")")
         }
@@ -139,17 +142,13 @@ public final class SpeechProcess: Sendable {
         }
         if stopNow { kill(0 - pid, SIGKILL) }
         // The text is at most a few KiB: the pipe takes it whole, then the engine sees its end.
-        let text = Array(job.text.utf8)
-        var sent = 0
-        while sent < text.count {
-            let n = text.withUnsafeBytes { write(input.write, $0.baseAddress.map { $0 + sent }, text.count - sent) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            sent += n
-        }
+        send(Array(job.text.utf8), to: input.write)
         close(input.write)
-        let problem = pump(output.read)
-        if problem != nil { kill(0 - pid, SIGKILL) }
+        let (problem, whole) = pump(output.read)
+        // Read to its end, or not listened to any more (a problem, a cut, a stop): the engine and
+        // whatever it started go now, and nothing of theirs waits on a pipe no one reads.
+        close(output.read)
+        if !whole { kill(0 - pid, SIGKILL) }
         // As StreamProcess: forget the id, then reap, so `stop` never signals a reused number.
         var exited = siginfo_t()
         while waitid(P_PID, id_t(pid), &exited, WEXITED | WNOWAIT) < 0, errno == EINTR {}
@@ -158,6 +157,8 @@ public final class SpeechProcess: Sendable {
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         if stopped { return nil }
         if let problem { return problem }
+        // Cut at `maximumSeconds`: killed by us, and what was said stands.
+        if !whole { return nil }
         guard status == 0 else {
             let signal = status & 0x7f
             let how = signal != 0 ? "was killed (signal \(signal))" : "failed (exit \((status >> 8) & 0xff))"
@@ -166,8 +167,33 @@ public final class SpeechProcess: Sendable {
         return nil
     }
 
-    /// Reads the engine's WAV into the buffer; the problem that ended it early, if any.
-    private func pump(_ fd: Int32) -> SpeechError? {
+    /// Writes `bytes` to the engine's stdin. An engine that has exited without reading it (`exit 3`,
+    /// a command that never reads) makes the write a broken pipe, whose SIGPIPE would end the node:
+    /// this thread blocks it while it writes and takes the one it raised (a thread's own signal),
+    /// and what the engine did not read is its own affair.
+    private func send(_ bytes: [UInt8], to fd: Int32) {
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress.map { $0 + sent }, bytes.count - sent) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EPIPE {
+                var none = timespec()
+                while sigtimedwait(&pipeSignal, nil, &none) < 0 && errno == EINTR {}
+            }
+            if n <= 0 { break }
+            sent += n
+        }
+    }
+
+    /// Reads the engine's WAV into the buffer: the problem that ended it early, if any, and whether
+    /// it was read to its end (false: cut at `maximumSeconds`, stopped, or a problem).
+    private func pump(_ fd: Int32) -> (SpeechError?, Bool) {
         var reader = WAVStream.Reader()
         var resampler: Resampler?
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
@@ -194,29 +220,29 @@ public final class SpeechProcess: Sendable {
             let ready = poll(&descriptor, 1, timeout)
             if ready < 0 {
                 if errno == EINTR { continue }
-                return SpeechError("cannot read the speech engine: \(String(cString: strerror(errno)))")
+                return (SpeechError("cannot read the speech engine: \(String(cString: strerror(errno)))"), false)
             }
-            if ready == 0 { return SpeechError("the speech engine sent nothing for \(job.stallTimeout.components.seconds) s") }
+            if ready == 0 { return (SpeechError("the speech engine sent nothing for \(job.stallTimeout.components.seconds) s"), false) }
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                return SpeechError("cannot read the speech engine: \(String(cString: strerror(errno)))")
+                return (SpeechError("cannot read the speech engine: \(String(cString: strerror(errno)))"), false)
             }
             if n == 0 { break }
             let samples: [Int16]
-            do throws(SpeechError) { samples = try reader.feed(chunk[..<n]) } catch { return error }
+            do throws(SpeechError) { samples = try reader.feed(chunk[..<n]) } catch { return (error, false) }
             if let format = reader.format, resampler == nil { resampler = Resampler(inputRate: format.sampleRate, channels: format.channels) }
             if var current = resampler {
                 let more = put(current.process(samples))
                 resampler = current
                 // Stopped, or cut at `maximumSeconds`: what was said stands.
-                if !more { return nil }
+                if !more { return (nil, false) }
             }
             if reader.isComplete { break }
         }
-        guard var last = resampler else { return reader.format == nil ? SpeechError("the speech engine wrote no WAV") : nil }
+        guard var last = resampler else { return (reader.format == nil ? SpeechError("the speech engine wrote no WAV") : nil, true) }
         _ = put(last.finish())
-        return framesOut == 0 ? SpeechError("the speech engine wrote no sound") : nil
+        return (framesOut == 0 ? SpeechError("the speech engine wrote no sound") : nil, true)
     }
 
     private func spawn(stdin: Int32, stdout: Int32) -> Result<pid_t, SpawnFailure> {

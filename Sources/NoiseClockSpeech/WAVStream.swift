@@ -1,17 +1,7 @@
-/// WAV as speech engines write it to a pipe (SPEC §16): RIFF, a `fmt ` chunk of 16-bit PCM, then
-/// `data` until the end of the stream. Engines that stream cannot know the length and write a
+/// WAV as speech engines write it to a pipe (SPEC §16; `noiseclock-speak` writes `WAVHeader`'s):
+/// RIFF, a `fmt ` chunk of 16-bit PCM, then `data` until the end of the stream. Engines that stream cannot know the length and write a
 /// placeholder (espeak-ng 0x7FFFF000-ish, others 0xFFFFFFFF or 0); only a length that fits is kept.
 public enum WAVStream {
-    /// The header `noiseclock-speak` writes: mono 16-bit at `sampleRate`, length unknown.
-    public static func header(sampleRate: Int, channels: Int = 1) -> [UInt8] {
-        func le32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xff), UInt8(v >> 8 & 0xff), UInt8(v >> 16 & 0xff), UInt8(v >> 24)] }
-        func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xff), UInt8(v >> 8)] }
-        let unknown: UInt32 = 0x7FFF_FFFF
-        return Array("RIFF".utf8) + le32(unknown) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(UInt16(channels))
-            + le32(UInt32(sampleRate)) + le32(UInt32(sampleRate * channels * 2)) + le16(UInt16(channels * 2)) + le16(16)
-            + Array("data".utf8) + le32(unknown)
-    }
-
     public struct Format: Sendable, Hashable {
         public var sampleRate: Int
         public var channels: Int

@@ -10,7 +10,6 @@
 import Glibc
 #endif
 import NoiseClockEspeak
-import NoiseClockSpeech
 
 func fail(_ message: String) -> Never {
     let text = Array("noiseclock-speak: \(message)\n".utf8)
@@ -61,7 +60,7 @@ while true {
 
 do {
     let synthesizer = try EspeakSynthesizer(dataPath: dataPath)
-    guard WAVStream.header(sampleRate: synthesizer.sampleRate).withUnsafeBytes(send) else { exit(1) }
+    guard WAVHeader.streaming(sampleRate: synthesizer.sampleRate).withUnsafeBytes(send) else { exit(1) }
     try synthesizer.synthesize(String(decoding: text, as: UTF8.self), voice: voice, rate: rate) { samples in
         send(UnsafeRawBufferPointer(samples))
     }

@@ -35,7 +35,7 @@ struct AlarmVerbTests {
         #expect(alarm == [
             "id": .string(id), "time": "08:10", "days": [], "label": "Alarm", "enabled": true, "sound": .string(defaultTone),
             "volume": 80, "snooze_min": 9, "fade_in_s": 30, "ring_timeout_min": 10, "skip_next": nil, "next_fire": .string(fireISO),
-            "skip_holidays": false, "next_skip": nil, "escalate_after_s": 0, "escalate_sound": nil, "sunrise_min": 0, "lights": false,
+            "skip_holidays": false, "next_skip": nil, "escalate_after_s": 0, "escalate_sound": nil, "sunrise_min": 0, "lights": false, "briefing": false,
         ])
         let published = try #require(f.transport.published(on: f.topics.alarms).last)
         #expect(published.retain)
@@ -57,7 +57,7 @@ struct AlarmVerbTests {
         #expect(alarm == [
             "id": .string(id), "time": "07:30", "days": ["mon", "fri"], "label": "Work", "enabled": true, "sound": "siren-alarm",
             "volume": 55, "snooze_min": 15, "fade_in_s": 0, "ring_timeout_min": 30, "skip_next": nil,
-            "next_fire": "2026-03-13T07:30:00+01:00", "skip_holidays": false, "next_skip": nil, "escalate_after_s": 0, "escalate_sound": nil, "sunrise_min": 0, "lights": false,
+            "next_fire": "2026-03-13T07:30:00+01:00", "skip_holidays": false, "next_skip": nil, "escalate_after_s": 0, "escalate_sound": nil, "sunrise_min": 0, "lights": false, "briefing": false,
         ])
         // A one-shot alarm whose time has passed today fires tomorrow.
         let (_, tomorrow) = try await f.add(#"{"time":"08:03"}"#)

@@ -15,7 +15,7 @@ struct SpeechAudioTests {
     @Test("a streaming WAV header (espeak-ng's placeholder lengths) is read in pieces of any size")
     func wavInPieces() throws {
         let body = sine(440, rate: 22_050, seconds: 0.1)
-        let bytes = WAVStream.header(sampleRate: 22_050) + body.flatMap { [UInt8(UInt16(bitPattern: $0) & 0xff), UInt8(UInt16(bitPattern: $0) >> 8)] }
+        let bytes = WAVHeader.streaming(sampleRate: 22_050) + body.flatMap { [UInt8(UInt16(bitPattern: $0) & 0xff), UInt8(UInt16(bitPattern: $0) >> 8)] }
         for piece in [1, 3, 7, 44, 4096] {
             var reader = WAVStream.Reader()
             var samples: [Int16] = []
@@ -32,7 +32,7 @@ struct SpeechAudioTests {
     @Test("a WAV with its data length known stops there; one with a LIST chunk first is read")
     func wavKnownLength() throws {
         func le32(_ v: Int) -> [UInt8] { [UInt8(v & 0xff), UInt8(v >> 8 & 0xff), UInt8(v >> 16 & 0xff), UInt8(v >> 24 & 0xff)] }
-        var header = WAVStream.header(sampleRate: 16_000, channels: 2)
+        var header = WAVHeader.streaming(sampleRate: 16_000, channels: 2)
         // A LIST chunk between fmt and data, as Piper's and sox's files can have; data of 8 bytes.
         let list = Array("LIST".utf8) + le32(3) + [1, 2, 3, 0]
         header.insert(contentsOf: list, at: 36)
@@ -55,7 +55,7 @@ struct SpeechAudioTests {
 
     @Test("8-bit or float WAV is refused naming its format")
     func wrongFormat() {
-        var header = WAVStream.header(sampleRate: 22_050)
+        var header = WAVHeader.streaming(sampleRate: 22_050)
         header[34] = 8
         var reader = WAVStream.Reader()
         #expect { _ = try reader.feed(header) } throws: { ($0 as? SpeechError)?.reason.contains("16-bit PCM") == true }
@@ -123,7 +123,7 @@ struct SpeechAudioTests {
         }
         #expect(chunks == 2)
         #expect { try synthesizer.synthesize("x", voice: "no-such-voice", rate: 160) { _ in true } } throws: {
-            ($0 as? SpeechError)?.reason.contains("no-such-voice") == true
+            ($0 as? EspeakError)?.reason.contains("no-such-voice") == true
         }
     }
 }

@@ -125,7 +125,9 @@ private let switzerland: CountryRules = {
                    rule("Prayer Monday", "Bettagsmontag", .nth(3, weekday: sun, month: 9, plus: 1))],
             "VS": [stJoseph, corpusChristi, assumption, allSaints, immaculate],
             "ZG": [goodFriday, corpusChristi, assumption, allSaints, immaculate],
-            "ZH": [berchtold, goodFriday, easterMonday, labourDay, whitMonday, stephen],
+            // Zurich's law on days of rest (Ruhetagsgesetz, LS 822.4) does not name Berchtold's Day:
+            // `holidays` 0.109 keeps it no longer, and the node follows.
+            "ZH": [goodFriday, easterMonday, labourDay, whitMonday, stephen],
         ])
 }()
 
@@ -165,7 +167,8 @@ private let unitedKingdom: CountryRules = {
                     rule("New Year Holiday", "Neujahrsfeiertag", .fixed(1, 2)).substitute(.scottishSecond),
                     rule("Summer Bank Holiday", "Sommer-Feiertag", .nth(1, weekday: mon, month: 8, plus: 0)),
                     rule("Saint Andrew's Day", "St.-Andreas-Tag", .fixed(11, 30)).substitute(.nextMonday).from(2006),
-                    christmasOff, boxing],
+                    christmasOff, boxing,
+                    once("Scotland's participation in the FIFA World Cup final", "Schottlands Teilnahme an der Fußball-WM", 2026, 6, 15)],
         ])
 }()
 
@@ -201,7 +204,9 @@ private let france = CountryRules(
 
 private let netherlands = CountryRules(
     code: "NL",
-    common: [newYear, easterSunday, easterMonday,
+    // Good Friday is one of the generally recognised holidays of the Algemene termijnenwet (art. 3),
+    // as `holidays` 0.109 has it (0.60 did not); whether work stops is the employer's choice.
+    common: [newYear, goodFriday, easterSunday, easterMonday,
              rule("Queen's Day", "Koninginnedag", .saturdayIfSunday(month: 4, day: 30)).only(1980...2013),
              rule("King's Day", "Koningsdag", .saturdayIfSunday(month: 4, day: 27)).from(2014),
              rule("Liberation Day", "Befreiungstag", .fixed(5, 5)).from(1950).every(5),

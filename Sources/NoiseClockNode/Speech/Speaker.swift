@@ -127,14 +127,13 @@ public final class Speaker {
         guard isAvailable else {
             throw CommandError(.unavailable, configuration.engine == .none ? "speech.engine is none" : "the node has no audio output")
         }
-        let place = try queue.add(utterance)
+        _ = try queue.add(utterance)
         let quiet = isQuiet(time.now())
         let held = quiet && !utterance.speaksInQuietHours
         advance()
         publish()
         // Its place now: 0 once it is being spoken.
         let waiting = queue.waiting.firstIndex { $0.id == utterance.id }.map { $0 + 1 } ?? 0
-        _ = place
         return ["id": .string(utterance.id), "queued": .number(Double(waiting)), "held": .bool(held)]
     }
 
