@@ -39,19 +39,12 @@ public final class SpeechProcess: Sendable {
     }
 
     public enum Event: Sendable, Equatable {
-        /// The buffer holds `readySeconds` (the chime, or the voice's start), or all there will be:
-        /// the time to put the source into the mix. Sent once, before `ended`.
-        case ready
         /// The voice's first samples are in the buffer.
         case speaking
         /// The engine is done (an error: nothing or not all could be said); the buffer is finished
         /// right after.
         case ended(SpeechError?)
     }
-
-    /// What the audio engine renders at once when it opens the device (three periods): a source put
-    /// into the mix with less would have the engine write silence ahead of its first sound.
-    public static let readySeconds = Double(3 * AudioEngine.periodFrames) / Double(AudioFormat.sampleRate)
 
     public let buffer: StreamBuffer
     private let job: Job
@@ -61,7 +54,6 @@ public final class SpeechProcess: Sendable {
     private struct State {
         var started = false
         var stopped = false
-        var ready = false
         var pid: pid_t = 0
     }
 
@@ -86,7 +78,6 @@ public final class SpeechProcess: Sendable {
         }) else { return }
         Threads.start(name: "speech") { [self] in
             let error = run()
-            announceReady(force: true)
             // Told before the buffer ends: whoever hears of the end from the source (on the
             // audio thread, after this) hears of the error first.
             onEvent(.ended(error))
@@ -105,21 +96,10 @@ public final class SpeechProcess: Sendable {
 
     private var stopped: Bool { state.withLock { $0.stopped } }
 
-    /// Sends `ready` once, when the buffer holds `readySeconds` (or, `force`, at the end).
-    private func announceReady(force: Bool = false) {
-        guard force || buffer.bufferedSeconds >= Self.readySeconds else { return }
-        guard state.withLock({ state in
-            defer { state.ready = true }
-            return !state.ready
-        }) else { return }
-        onEvent(.ready)
-    }
-
     private func run() -> SpeechError? {
         if job.chime {
             let chime = Chime.samples()
             guard chime.withUnsafeBufferPointer({ buffer.write($0) { stopped } }) else { return nil }
-            announceReady()
         }
         guard let input = Spawning.pipe() else { return SpeechError("cannot make a pipe: \(String(cString: strerror(errno)))") }
         guard let output = Spawning.pipe() else {
@@ -212,7 +192,6 @@ public final class SpeechProcess: Sendable {
                 told = true
                 onEvent(.speaking)
             }
-            if written { announceReady() }
             return written && framesOut < limit
         }
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

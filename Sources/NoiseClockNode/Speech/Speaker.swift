@@ -34,8 +34,6 @@ public final class Speaker {
         var utterance: Utterance
         var process: SpeechProcess
         var input: String
-        /// Its source, until it is put into the mix (when the engine is `ready`).
-        var source: SpeechSource?
         var started: Date
         /// The voice's first samples were made (the chime alone does not count).
         var spoke = false
@@ -168,10 +166,9 @@ public final class Speaker {
         let process = SpeechProcess(job(utterance, configuration), into: buffer) { event in
             NodeActor.onLoop { [self] in engine(id, event) }
         }
-        // The source joins the mix once the engine is ready: joined at once, it would be silent
-        // while the engine starts, and a device opened for it would begin with that silence.
         arbiter.claim(.speech)
-        current = Current(utterance: utterance, process: process, input: input, source: source, started: time.now())
+        arbiter.update(.speech) { $0.add(input, source: source, gain: Volume.gain(utterance.volume), fadeInFrames: 0) }
+        current = Current(utterance: utterance, process: process, input: input, started: time.now())
         process.start()
         hub.emit(time.event("speech_started", ["id": .string(id), "text": .string(utterance.text), "kind": .string(utterance.kind.rawValue)]))
         logger.info("speaking", metadata: ["id": "\(id)", "kind": "\(utterance.kind.rawValue)"])
@@ -181,10 +178,6 @@ public final class Speaker {
     private func engine(_ id: String, _ event: SpeechProcess.Event) {
         guard current?.utterance.id == id else { return }
         switch event {
-        case .ready:
-            guard let source = current?.source, let utterance = current?.utterance, let input = current?.input else { return }
-            current?.source = nil
-            arbiter?.update(.speech) { $0.add(input, source: source, gain: Volume.gain(utterance.volume), fadeInFrames: 0) }
         case .speaking:
             current?.spoke = true
             if lastError != nil {
