@@ -33,7 +33,7 @@ let fleetIdleSeconds = option("--fleet-idle-seconds", default: 60)
 let wakeSeconds = option("--wake-seconds", default: 300)
 /// `--only LIST`: run only these rows (comma-separated names from `benchRows`), e.g. `--only wake-ups`;
 /// the broker and the first node always start, and the 10 alarms are always added.
-let benchRows = ["round-trip", "idle", "wake-ups", "burst", "start-up", "alarms", "sessions", "many-nodes", "fleet", "noise", "face", "slow-storage", "slow-reads", "sunrise", "bedtime", "flood", "radio"]
+let benchRows = ["round-trip", "idle", "wake-ups", "burst", "start-up", "alarms", "sessions", "many-nodes", "fleet", "noise", "face", "slow-storage", "slow-reads", "sunrise", "bedtime", "flood", "radio", "speech"]
 let onlyRows: Set<String>? = arguments.firstIndex(of: "--only").map { index in
     guard index + 1 < arguments.count else { return [] }
     return Set(arguments[index + 1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
@@ -696,6 +696,10 @@ if runs("noise"), noiseSeconds > 0, let pulse = try? await PulseSink() {
 
 if runs("radio"), radioSeconds > 0 { rows += try await radioRows(brokerPort: broker.port) }
 if runs("radio") { rows += try await radioAlarmRows(brokerPort: broker.port) }
+
+// MARK: Speech (SpeechBench.swift)
+
+if runs("speech") && speechSayings > 0 { rows += try await speechRows(brokerPort: broker.port) }
 
 // MARK: The face (FaceBench.swift)
 
