@@ -155,6 +155,13 @@ public final class AudioEngine: Sendable {
                 wake.wait(timeout: .seconds(3600))
                 continue
             }
+            if pcm == nil, !mixer.withLock({ $0.hasReadyInput }) {
+                // Only sources still being made (speech before its first period): opened now, the
+                // device would get 750 ms of silence ahead of their sound. They are ready within
+                // a few tens of milliseconds (or end: an engine that fails finishes its buffer).
+                wake.wait(timeout: .milliseconds(10))
+                continue
+            }
             if pcm == nil {
                 switch openDevice() {
                 case .success(let opened):

@@ -74,6 +74,8 @@ public struct Mixer {
     public init() {}
 
     public var isEmpty: Bool { inputs.isEmpty }
+    /// Whether an input has sound to give now (`SampleSource.isReady`).
+    public var hasReadyInput: Bool { inputs.contains { $0.source.isReady } }
     public var ids: [String] { inputs.map(\.id) }
     public var masterGain: Float { master.target }
 

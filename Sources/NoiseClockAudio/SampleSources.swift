@@ -2,6 +2,14 @@
 public protocol SampleSource: AnyObject {
     /// Fills `buffer` and returns the frames written; fewer than asked means the source has ended.
     func render(into buffer: UnsafeMutableBufferPointer<Int16>) -> Int
+    /// Whether it has sound to give now. A source still being made (an utterance whose engine has
+    /// not written its first period) is not: a closed device waits for it rather than opening on
+    /// the 750 ms of silence the engine writes ahead, which would be heard before the sound.
+    var isReady: Bool { get }
+}
+
+extension SampleSource {
+    public var isReady: Bool { true }
 }
 
 /// Samples held in memory, played once or looped (previews, tests).

@@ -163,6 +163,8 @@ public final class StreamBuffer: Sendable {
     public var framesDropped: Int { ring.withLock { $0.framesDropped } }
     /// True once `finish` or `close` was called and every frame has been read.
     public var isDrained: Bool { ring.withLock { $0.finished && $0.count == 0 } }
+    /// True once `finish` or `close` was called (frames may still wait to be read).
+    public var isFinished: Bool { ring.withLock { $0.finished } }
 }
 
 /// A stream in the mixer: plays what its `StreamBuffer` holds, and silence while the network is

@@ -79,6 +79,9 @@ struct SpeakingTests {
             #expect(await eventually { voicedSeconds(samples(sink)) >= 2.5 }, "heard \(voicedSeconds(samples(sink))) s")
             let left = leftChannel(samples(sink))
             #expect(bandRMS(left, low: 300, high: 3400) > totalRMS(left) * 0.5, "the energy is in the speech band")
+            // The device opened on the voice, not on the engine's 750 ms of silence ahead of it.
+            let start = windowedRMS(samples(sink), window: 0.01).firstIndex { $0 > 300 }
+            #expect(start.map { $0 < 40 } == true, "the voice begins \(start.map { Double($0) / 100 } ?? -1) s into the sink")
             process.signal(SIGTERM)
             #expect(await process.waitForExit(timeout: eventHangGuard) == 0)
         }

@@ -36,9 +36,17 @@ private func say(
         let frames = period.withUnsafeMutableBufferPointer { buffer.read(into: $0) }
         if frames == 0 { try? await Task.sleep(for: .milliseconds(5)) } else { heard += period[0..<(frames * 2)] }
     }
-    // Drained: the source ends, once, and says so.
+    // Drained: the source says so at once, pauses, then ends.
+    #expect(!ended.withLock { $0 })
+    var paused = 0
+    while true {
+        let frames = period.withUnsafeMutableBufferPointer { source.render(into: $0) }
+        #expect(ended.withLock { $0 })
+        paused += frames
+        if frames < 4410 { break }
+    }
+    #expect(paused == SpeechSource.pauseFrames)
     #expect(period.withUnsafeMutableBufferPointer { source.render(into: $0) } == 0)
-    #expect(ended.withLock { $0 })
     _ = await eventually { events.ending != nil }
     return (heard, events.all, events.ending ?? nil)
 }
