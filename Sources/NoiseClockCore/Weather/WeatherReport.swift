@@ -66,8 +66,8 @@ public struct WeatherReport: Sendable, Hashable {
         guard !isStale(at: now) else { return nil }
         func degrees(_ value: Double) -> String {
             let whole = Int(value.rounded())
-            let word = language == .de ? "minus" : "minus"
-            return whole < 0 ? "\(word) \(-whole)" : "\(whole)"
+            // "minus" in both languages.
+            return whole < 0 ? "minus \(-whole)" : "\(whole)"
         }
         var parts = [condition.name(language)]
         let unit = language == .de ? "Grad" : (abs((temperature ?? 0).rounded()) == 1 ? "degree" : "degrees")
