@@ -10,7 +10,8 @@
 #      lists the catalog from /usr/share/noiseclock; an alarm added survives a restart; the face
 #      answers on 127.0.0.1:8080; a timer rings; the alarm rings at its minute, played to ALSA's
 #      null device (no sound card here); a station plays through the stream helper; `say` is spoken
-#      by the speech helper into an ALSA file sink (over a second of sound, measured with sox); a face
+#      by the speech helper into an ALSA file sink (over a second of sound, measured with sox); the
+#      calendar helper expands a small feed exactly (and the node links neither libical nor ICU); a face
 #      token passed as a systemd credential is required
 #   5. apt install the newer package: the service restarted, the alarm and the edited conffile kept
 #   6. apt remove: stopped, configuration and state kept; apt purge: the root's file list as in 2
