@@ -52,7 +52,7 @@ func dayRows(brokerPort: Int) async throws -> [Row] {
     try benchFeed(name: "work", lessons: 40).write(toFile: "\(directory)/www/work.ics", atomically: true, encoding: .utf8)
     try benchFeed(name: "school", lessons: 30).write(toFile: "\(directory)/school.ics", atomically: true, encoding: .utf8)
     let server = try FileServer(directory: "\(directory)/www")
-    let day = """
+    let dayConfiguration = """
         display:
           latitude: 52.52
           longitude: 13.41
@@ -67,7 +67,7 @@ func dayRows(brokerPort: Int) async throws -> [Row] {
             - {id: school, file: "\(directory)/school.ics"}
         """
     let plain = try NodeProcess(port: brokerPort, nodeID: "day-bench-plain", environment: ["NOISECLOCK_AUDIO_DEVICE": "null"])
-    let knowing = try NodeProcess(port: brokerPort, nodeID: "day-bench", environment: ["NOISECLOCK_AUDIO_DEVICE": "null"], configuration: day)
+    let knowing = try NodeProcess(port: brokerPort, nodeID: "day-bench", environment: ["NOISECLOCK_AUDIO_DEVICE": "null"], configuration: dayConfiguration)
     let plainProcess = try plain.start(logLevel: "warning")
     defer { plainProcess.signal(SIGKILL) }
     let process = try knowing.start(logLevel: "warning")
