@@ -43,12 +43,16 @@ public enum ICalFeed {
         guard bytes.count <= maximumBytes else { throw ICalError("the feed is larger than 20 MB (\(bytes.count) bytes)") }
         guard (1...maximumDays).contains(days) else { throw ICalError("days must be 1 to \(maximumDays), not \(days)") }
         guard isCalendar(bytes) else { throw ICalError("not an iCalendar feed (no BEGIN:VCALENDAR)") }
+        // A body cut short (a connection that dropped without a length) must not pass for the
+        // whole feed: it would drop the events after the cut.
+        guard isWhole(bytes) else { throw ICalError("the feed is cut short (it does not end with END:VCALENDAR)") }
+        guard !bytes.contains(0) else { throw ICalError("not an iCalendar feed (it holds a NUL byte)") }
         prepare()
         guard let windowZone = icaltimezone_get_builtin_timezone(zone) else { throw ICalError("unknown time zone \(zone)") }
         let root = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { text -> OpaquePointer? in
-                // libical wants a C string: the feed's bytes up to its first NUL, then a NUL.
-                var copy = Array(text.prefix { $0 != 0 })
+                // libical wants a C string: the feed's bytes (none is NUL), then a NUL.
+                var copy = Array(text)
                 copy.append(0)
                 return icalparser_parse_string(copy)
             }
@@ -77,6 +81,17 @@ public enum ICalFeed {
         while index < bytes.count, [0x20, 0x09, 0x0D, 0x0A].contains(bytes[index]) { index += 1 }
         let head = bytes[index...].prefix(15).map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }
         return head.elementsEqual("BEGIN:VCALENDAR".utf8)
+    }
+
+    /// A feed ends (before blank lines) with END:VCALENDAR, in any case.
+    static func isWhole(_ bytes: [UInt8]) -> Bool {
+        var end = bytes.count
+        while end > 0, [0x20, 0x09, 0x0D, 0x0A, 0x00].contains(bytes[end - 1]) { end -= 1 }
+        let tail = bytes[..<end].suffix(13).map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }
+        guard tail.elementsEqual("END:VCALENDAR".utf8) else { return false }
+        // The line holds nothing else: a folded or garbled "X-END:VCALENDAR" is not the end.
+        let start = end - 13
+        return start == 0 || bytes[start - 1] == 0x0A
     }
 
     /// libical's errors are reported, never fatal (a feed is input, not a programming error).

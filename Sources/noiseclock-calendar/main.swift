@@ -7,7 +7,8 @@
 //     {"uid":"b@x","summary":"Urlaub","date":"2026-12-08","end_date":"2026-12-10","all_day":true}
 //
 // Exit 0 with the occurrences (events that cannot be read are skipped and counted in one line on
-// stderr); 1 when the input is not an iCalendar feed or is larger than 20 MB; 2 for bad arguments.
+// stderr); 1 when the input is not an iCalendar feed, is cut short (no END:VCALENDAR at its end)
+// or is larger than 20 MB; 2 for bad arguments.
 // libical lives here and not in the node: Debian's links ICU, which the node's process never loads.
 
 #if canImport(Glibc)

@@ -52,7 +52,7 @@ import NoiseClockTestSupport
         #expect(Set(reference.lines) == Set(run.lines), "\(reference.lines) \(reference.errors)")
     }
 
-    @Test("not an iCalendar, garbage, an empty input, a feed over 20 MB: exit 1 and one line naming why")
+    @Test("not an iCalendar, garbage, an empty input, a NUL, a feed cut short or over 20 MB: exit 1 and one line naming why")
     func refusals() async throws {
         let cases: [(String, Data, String)] = [
             ("a web page", Data("<!doctype html><html><body>Login</body></html>".utf8), "not an iCalendar feed"),
@@ -60,6 +60,11 @@ import NoiseClockTestSupport
             ("garbage", Data((0..<4096).map { UInt8(($0 * 7919) % 251) }), "not an iCalendar feed"),
             ("nothing", Data(), "not an iCalendar feed"),
             ("a vCard", Data("BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Anna\r\nEND:VCARD\r\n".utf8), "not an iCalendar feed"),
+            ("a NUL inside", Data(TestFeeds.calendar([TestFeeds.event("UID:nul@x", "SUMMARY:a\u{0}b", "DTSTART:20261207T063000Z")]).utf8),
+             "not an iCalendar feed (it holds a NUL byte)"),
+            ("cut short", Data(TestFeeds.calendar([TestFeeds.event("UID:cut@x", "DTSTART:20261207T063000Z")]).utf8.dropLast(8)),
+             "the feed is cut short"),
+            ("ending in another line", Data((TestFeeds.calendar([]) + "X-END:VCALENDAR\r\n").utf8), "the feed is cut short"),
             ("over 20 MB", Data(TestFeeds.calendar([TestFeeds.event("UID:big@x", "DTSTART:20261207T063000Z",
                 "DESCRIPTION:" + String(repeating: "x", count: 21 * 1024 * 1024))]).utf8), "larger than 20 MB"),
         ]
