@@ -212,4 +212,52 @@ struct DayAlarmTests {
             #expect(next["fires_at"] == "2026-12-07T07:00:00+00:00" && next["event"] == .null, "its own time: \(next)")
         }
     }
+
+    /// The context switches of all the node's threads so far.
+    private func switches(_ pid: pid_t) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.reduce(0) { sum, task in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            return sum + status.split(separator: "\n").filter { $0.hasPrefix("voluntary_ctxt_switches") || $0.hasPrefix("nonvoluntary_ctxt_switches") }
+                .compactMap { $0.split(separator: "\t").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }.reduce(0, +)
+        }
+    }
+
+    /// The CPU time (utime + stime) of the node so far, in clock ticks.
+    private func cpuTicks(_ pid: pid_t) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return fields.count > 12 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
+    }
+
+    @Test("a refresh that hangs (the feed's file turned into a pipe nobody writes): the node waits for it asleep, not looking again and again")
+    func waitsAsleep() async throws {
+        let directory = try makeTemporaryDirectory("calendar-hang")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = "\(directory)/school.ics"
+        try dentistFeed.write(toFile: file, atomically: true, encoding: .utf8)
+        let clock = try await FakeTime(at: at("2026-12-06T20:00:00+00:00"))
+        try await calendarNode(clock, feeds: "    - {id: school, file: \"\(file)\"}\n") { node, process, client in
+            _ = try #require(await client.latest(node.topics.calendar) { $0["feeds"]?.item(0)?["ok"] == true }, "log:\n\(process.log)")
+            // The next refresh (5 minutes on at the least; 15 by default) opens a pipe: its worker waits there.
+            try FileManager.default.removeItem(atPath: file)
+            #expect(mkfifo(file, 0o600) == 0)
+            try clock.set(to: at("2026-12-06T20:16:00+00:00"))
+            // The refresh has begun: its worker thread ("calendar") is there, waiting on the pipe.
+            let worker = await eventually(timeout: .seconds(30)) {
+                let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/task")) ?? []
+                return tasks.contains { (try? String(contentsOfFile: "/proc/\(process.pid)/task/\($0)/comm", encoding: .utf8)) == "calendar\n" }
+            }
+            #expect(worker, "log:\n\(process.log)")
+            let before = switches(process.pid), cpuBefore = cpuTicks(process.pid)
+            try await Task.sleep(for: .seconds(3))
+            let during = switches(process.pid) - before, cpu = cpuTicks(process.pid) - cpuBefore
+            // Asleep, a node switches a few times in 3 s; a loop that looks again and again at a
+            // refresh already due (it is running) spins through thousands and burns the CPU.
+            #expect(during < 100 && cpu < 30, "\(during) context switches and \(cpu) ticks of CPU in 3 s while the refresh hangs")
+            // Let the worker go.
+            let writer = open(file, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
+        }
+    }
 }

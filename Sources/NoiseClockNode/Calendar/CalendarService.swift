@@ -125,7 +125,9 @@ public final class CalendarService {
         let now = time.now(), zone = time.zone()
         let tomorrow = CivilDate(daysSinceEpoch: LocalTime(now, in: zone).date.daysSinceEpoch + 1)
         let midnight = AlarmSchedule.occurrence(of: .midnight, on: tomorrow, in: zone)
-        return (feeds.values.compactMap(\.nextFetch) + [midnight]).min()
+        // A feed being refreshed is not waited for: its end wakes the service (a refresh due in the
+        // past would otherwise make the loop look again and again until it ends).
+        return (feeds.values.filter { !$0.busy }.compactMap(\.nextFetch) + [midnight]).min()
     }
 }
 

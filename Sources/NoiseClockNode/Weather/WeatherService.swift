@@ -129,7 +129,9 @@ public final class WeatherService {
         let stale = report.flatMap { report in
             report.isStale(at: time.now()) ? nil : report.updatedAt.addingTimeInterval(WeatherReport.staleAfter + 1)
         }
-        return [nextFetch, stale].compactMap { $0 }.min()
+        // While a fetch runs its end wakes the service: the refresh it is for is not waited for
+        // (an instant in the past would make the loop look again and again until the answer).
+        return [fetching ? nil : nextFetch, stale].compactMap { $0 }.min()
     }
 }
 
