@@ -14,7 +14,7 @@ struct HomeAssistantSessionsTests {
     static func discovery(_ form: HomeAssistantDiscovery.AlarmTimeEntity = .text, language: Language = .en) -> HomeAssistantDiscovery {
         HomeAssistantDiscovery(
             topics: topics, prefix: "homeassistant", deviceName: "Bedroom clock", version: "9.9.9",
-            noiseSounds: [Shipped.sound("pink-noise", "Pink noise", german: "Rosa Rauschen")], alarmTimeEntity: form,
+            noiseSounds: [Shipped.sound("pink-noise", "Pink noise", german: "Rosa Rauschen")], weatherUnits: .metric, alarmTimeEntity: form,
             catalogs: Shipped.catalogs, language: language)
     }
 

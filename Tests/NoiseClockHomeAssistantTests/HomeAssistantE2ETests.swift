@@ -40,6 +40,7 @@ struct HomeAssistantE2ETests {
                 brokerPort: broker.port, extraConfiguration: Self.automationConfiguration + Self.assistConfiguration, packages: true)
             try Self.installBlueprint(ha)
             try Self.installAssist(ha, base: "noiseclock/\(nodeID)")
+            try Self.installWeather(ha)
             let haStarted = ContinuousClock.now
             try await ha.start()
             print("[ha-e2e] Home Assistant up (API, token, MQTT entry loaded) in \(seconds(ContinuousClock.now - haStarted)); config \(ha.configDirectory)")
@@ -48,6 +49,7 @@ struct HomeAssistantE2ETests {
                 "NOISECLOCK_NODE_NAME": deviceName, "NOISECLOCK_BATTERY_SOURCE": "upower",
                 "NOISECLOCK_AUDIO_DEVICE": "file:'\(sink)',raw", "NOISECLOCK_AUDIO_FADE_MS": "100",
                 "NOISECLOCK_DISPLAY_BACKLIGHT": panel, "NOISECLOCK_DISPLAY_LUX_TOPIC": luxTopic,
+                "NOISECLOCK_WEATHER_SOURCE": "mqtt", "NOISECLOCK_WEATHER_TOPIC": weatherTopic,
             ]) { _, b in b }
             let configTopic = "homeassistant/device/\(nodeID)/config"
             // Not withNode, which waits for online: the discovery is timed from the start.
@@ -111,6 +113,10 @@ struct HomeAssistantE2ETests {
                 try await upower.set(percentage: 81.5, state: 1)
                 #expect(Double(stateText(await ha.waitState(entity("battery")) { Double($0["state"]?.stringValue ?? "") == 81.5 })) == 81.5)
                 #expect(stateText(await ha.waitState(entity("charging"), is: "on")) == "on")
+
+                // MARK: The weather (SPEC §17): its templates in Home Assistant's engine, then docs/home-assistant.md's automation.
+                try await weatherTemplates(ha, discovery: try #require(client.latest(configTopic), "no discovery payload"))
+                try await weather(ha, client: client, topics: topics, clock: clock)
 
                 // MARK: The select plays a sound: B/noise shows it, the sink fills with sound.
                 try await ha.callService("select", "select_option", ["entity_id": .string(entity("noise_sound")), "option": "Pink noise"])

@@ -58,6 +58,8 @@ extension HomeAssistantE2ETests {
         #expect(client.messages(on: "homeassistant/status").count == births, "Home Assistant asked for the states again itself")
         let formats = try await ha.state(entity("time_format"))?["attributes"]?["options"]?.arrayItems?.compactMap(\.stringValue)
         #expect(formats == ["24 Stunden", "12 Stunden"])
+        // The weather's condition in German: its name in the node's language.
+        #expect(stateText(await ha.waitState(entity("weather"), is: "Leichter Regen")) == "Leichter Regen")
         // Enum sensors keep the node's codes, so automations written in English still match.
         #expect(stateText(try await ha.state(entity("alarm_state"))) == "idle")
         #expect(stateText(try await ha.state(entity("meditation"))) == "idle")

@@ -182,6 +182,11 @@ extension HomeAssistantE2ETests {
         let briefing = await received(client, topics.event, after: mark) { $0["event"] == "briefing" }
         let briefed = try #require(briefing?["text"]?.stringValue, "no briefing event")
         #expect(briefing?["alarm_id"]?.stringValue == alarmID)
+        // The weather Home Assistant published (SPEC §17) is in it, and the event entity shows its text.
+        #expect(briefed.contains("Slight rain, 3 degrees, today between 1 and 7."), "\(briefed)")
+        let shownBriefing = await ha.waitState(entity("alarm_event")) { $0["attributes"]?["event_type"] == "briefing" }
+        #expect(shownBriefing?["attributes"]?["text"] == .string(briefed), "event entity \(shownBriefing?.serialized ?? "none")")
+        #expect(shownBriefing?["attributes"]?["alarm_id"]?.stringValue == alarmID)
         let briefingSpoken = await received(client, topics.event, after: mark) { $0["event"] == "speech_started" && $0["kind"] == "briefing" }
         #expect(briefingSpoken?["text"] == .string(briefed), "speech_started \(briefingSpoken?.serialized ?? "none")")
         for alarm in alarms(at: time) { try await shownThenDeleted(alarm) }
