@@ -16,14 +16,15 @@ let weatherTopic = "home/weather/nightstand"
 /// The documented automation's entity id (from its alias).
 private let weatherAutomation = "automation.nightstand_the_weather_for_noiseclock"
 
-/// A template weather entity `weather.home` whose condition and temperature two helpers set; its
+/// A template weather entity `weather.home` whose condition and temperature two helpers set (at
+/// first snowy and -2.5, their first option and minimum; after a restart what they were); its
 /// daily forecast's today is 3.5 degrees above the temperature and 2.5 below, 70 % rain, then a
 /// second day (as real weather integrations give several).
 private let templateWeather = """
     input_number:
-      e2e_temperature: {min: -40, max: 50, step: 0.1, initial: -2.5}
+      e2e_temperature: {min: -2.5, max: 50, step: 0.1}
     input_select:
-      e2e_condition: {options: [snowy, rainy, sunny], initial: snowy}
+      e2e_condition: {options: [snowy, rainy, sunny]}
     weather:
       - platform: template
         name: Home
@@ -161,16 +162,24 @@ extension HomeAssistantE2ETests {
 
         // Three hours and a minute later, nothing new: stale, the weather sensors unavailable, "Weather updated" says so.
         try clock.jump(by: 3 * 3600 + 60)
-        #expect(await client.latest(weather) { $0["stale"] == true && $0["condition"] == 61 } != nil, "B/weather \(client.latest(weather)?.serialized ?? "none")")
+        #expect(await client.latest(weather) { $0["stale"] == true }?["condition"] == 61, "B/weather \(client.latest(weather)?.serialized ?? "none")")
         for key in HomeAssistantDiscovery.weatherKeys where key != "weather_updated" {
             #expect(stateText(await ha.waitState(entity(key), is: "unavailable")) == "unavailable", "\(entity(key)) with stale weather")
         }
         let staleUpdated = await ha.waitState(entity("weather_updated")) { $0["attributes"]?["stale"] == true }
         #expect(staleUpdated?["attributes"]?["stale"] == true && stateText(staleUpdated) != "unavailable", "\(staleUpdated?.serialized ?? "none")")
-        // Back to the node's time before, and the automation runs again: fresh, available.
+        // Back to the node's time before (B/clock says when the node sees it), and the automation runs again: fresh, available.
+        let back = client.messages.count
         try clock.jump(by: -(3 * 3600 + 60))
+        let shown = await received(client, topics.clock, after: back) { face in
+            face["iso"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) }.map { abs($0.timeIntervalSince(clock.now)) < 120 } ?? false
+        }
+        try #require(shown != nil, "the node's B/clock did not come back: \(client.latest(topics.clock)?.serialized ?? "none")")
+        let republished = client.messages.count
         try await ha.callService("automation", "trigger", ["entity_id": .string(weatherAutomation)])
-        #expect(await client.latest(weather) { $0["stale"] == false && $0["condition"] == 61 } != nil)
+        let again = await received(client, weather, after: republished) { $0["stale"] == false && $0["condition"] == 61 }
+        let againAt = again?["updated_at"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) }
+        #expect(againAt.map { abs($0.timeIntervalSince(clock.now)) < 120 } == true, "B/weather \(again?.serialized ?? "none")")
         #expect(await shows("Slight rain", 3.4, low: 0.9, high: 6.9), "the weather sensors once the weather is fresh again")
         print("[ha-e2e] stale weather: the five weather sensors unavailable, Weather updated stale; fresh again on the next publish")
     }
