@@ -104,3 +104,42 @@ struct HomeAssistantWeatherTests {
         #expect(attributes.contains("'reason': value_json.get('reason')") && attributes.contains("'event': value_json.get('event')"))
     }
 }
+
+/// The calendars' entities (SPEC §17): a "Calendar <feed>" timestamp sensor per feed of
+/// `calendar.feeds`, from `B/calendar`. (Its templates run in Home Assistant's engine in the
+/// end-to-end test, against `B/calendar` as the node writes it.)
+@Suite("Home Assistant discovery of the calendars (SPEC §17)")
+struct HomeAssistantCalendarTests {
+    static func components(_ feeds: [String], _ language: Language = .en) -> [String: JSONValue] {
+        HomeAssistantDiscovery(
+            topics: HomeAssistantWeatherTests.topics, prefix: "homeassistant", deviceName: "Bedroom clock", version: "9.9.9", noiseSounds: [],
+            calendarFeeds: feeds, catalogs: Shipped.catalogs, language: language
+        ).payload(alarms: [])[member: "cmps"]?.objectValue ?? [:]
+    }
+
+    @Test("one sensor per feed, none without feeds; named after the feed in both languages, its entity id from the English name")
+    func perFeed() throws {
+        let none = Self.components([]), two = Self.components(["work", "school-2"])
+        #expect(!none.keys.contains { $0.hasPrefix("calendar_") })
+        #expect(Set(two.keys).subtracting(none.keys) == ["calendar_work", "calendar_school-2"])
+        let work = try #require(two["calendar_work"]?.objectValue)
+        #expect(work["p"] == "sensor" && work["device_class"] == "timestamp" && work["name"] == "Calendar work")
+        #expect(work["state_topic"] == "noiseclock/bedroom/calendar" && work["json_attributes_topic"] == "noiseclock/bedroom/calendar")
+        #expect(work["unique_id"] == "noiseclock_bedroom_calendar_work" && work["default_entity_id"] == "sensor.bedroom_clock_calendar_work")
+        let german = try #require(Self.components(["school-2"], .de)["calendar_school-2"]?.objectValue)
+        #expect(german["name"] == "Kalender school-2" && german["default_entity_id"] == "sensor.bedroom_clock_calendar_school_2")
+    }
+
+    @Test("the state: the first day's first timed event of the feed named; the attributes: which, the day off, the refresh")
+    func templates() throws {
+        let work = try #require(Self.components(["work"])["calendar_work"]?.objectValue)
+        let state = try #require(work["value_template"]?.stringValue)
+        #expect(state.contains("selectattr('id', 'eq', 'work') | first") && state.contains("feed.days | selectattr('first') | first"))
+        #expect(state.hasSuffix("{{ day.first.start if day else 'None' }}"))
+        let attributes = try #require(work["json_attributes_template"]?.stringValue)
+        for member in ["'feed': 'work'", "'title': day.first.title", "'date': day.date", "'day_off': feed.days[0].day_off", "'ok': feed.ok",
+                       "'error': feed.error", "'fetched_at': feed.fetched_at", "'days': feed.days"] {
+            #expect(attributes.contains(member), "\(member)")
+        }
+    }
+}

@@ -118,6 +118,7 @@ struct HomeAssistantE2ETests {
                 // MARK: The weather (SPEC §17): its templates in Home Assistant's engine, then docs/home-assistant.md's automation.
                 try await weatherTemplates(ha, discovery: try #require(client.latest(configTopic), "no discovery payload"))
                 try await weather(ha, client: client, topics: topics, clock: clock)
+                try await calendarTemplates(ha)
 
                 // MARK: The select plays a sound: B/noise shows it, the sink fills with sound.
                 try await ha.callService("select", "select_option", ["entity_id": .string(entity("noise_sound")), "option": "Pink noise"])

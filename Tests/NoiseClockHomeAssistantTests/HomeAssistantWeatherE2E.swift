@@ -122,6 +122,42 @@ extension HomeAssistantE2ETests {
         #expect(plain["earlier_by_min"] == 0 && plain["reason"] == .null && plain["event"] == .null && plain["alarm_id"] == "a1", "\(plain.serialized)")
     }
 
+    /// A feed's Calendar sensor's templates in Home Assistant's engine, with `B/calendar` as the
+    /// node's Agenda writes it: the first day with a timed event, the day off, a failed refresh, a
+    /// feed not in the message.
+    func calendarTemplates(_ ha: HomeAssistantCore) async throws {
+        let discovery = HomeAssistantDiscovery(
+            topics: Topics(base: "noiseclock", nodeID: "e2e"), prefix: "homeassistant", deviceName: deviceName, version: "0", noiseSounds: [],
+            calendarFeeds: ["work"], catalogs: Catalogs([try shippedCatalog(.en)]))
+        let sensor = try #require(discovery.payload(alarms: [])["cmps"]?["calendar_work"], "no calendar_work component")
+        let state = try #require(sensor["value_template"]?.stringValue), attributes = try #require(sensor["json_attributes_template"]?.stringValue)
+        let zone = try #require(Zone(identifier: "Europe/Berlin")), today = try #require(CivilDate(iso: "2026-12-07"))
+        let iso = { (date: Date) in ISOTime.string(date, in: zone) }
+        let dentist = try #require(ISOTime.parse("2026-12-08T07:30:00+01:00", in: zone))
+        var feed = FeedAgenda(
+            id: "work",
+            events: [
+                CalendarEvent(title: "Dentist", when: .timed(start: dentist, end: dentist.addingTimeInterval(1800))),
+                CalendarEvent(title: "Urlaub", when: .allDay(first: today, end: try #require(CivilDate(iso: "2026-12-08")))),
+            ],
+            known: true, fetchedAt: dentist.addingTimeInterval(-86_400))
+        func bCalendar() -> JSONValue {
+            Agenda(feeds: ["work": feed, "school": FeedAgenda(id: "school")]).json(today: today, zone: zone, keywords: ["urlaub"], iso: iso)
+        }
+        #expect(try await render(ha, state, json: bCalendar()) == "2026-12-08T07:30:00+01:00", "tomorrow's first, today having none")
+        var shown = try JSONValue.parse(Array(try await render(ha, attributes, json: bCalendar()).utf8))
+        #expect(shown["title"] == "Dentist" && shown["date"] == "2026-12-08" && shown["day_off"] == "Urlaub" && shown["ok"] == true, "\(shown.serialized)")
+        #expect(shown["days"]?.arrayItems?.count == 7 && shown["feed"] == "work" && shown["error"] == .null)
+        feed.error = "the feed answered HTTP 503"
+        shown = try JSONValue.parse(Array(try await render(ha, attributes, json: bCalendar()).utf8))
+        #expect(shown["title"] == "Dentist" && shown["ok"] == false && shown["error"] == "the feed answered HTTP 503", "the stored copy still shown")
+        feed = FeedAgenda(id: "work")
+        #expect(try await render(ha, state, json: bCalendar()) == "None", "a feed never fetched is unknown")
+        #expect(try await render(ha, state, json: ["feeds": []]) == "None", "a feed not in B/calendar is unknown")
+        shown = try JSONValue.parse(Array(try await render(ha, attributes, json: ["feeds": []]).utf8))
+        #expect(shown["title"] == .null && shown["ok"] == false && shown["days"] == [], "\(shown.serialized)")
+    }
+
     /// The documented automation's weather, published at Home Assistant's start, is the node's; a
     /// change in Home Assistant reaches it through the automation; stale, the sensors go unavailable.
     func weather(_ ha: HomeAssistantCore, client: TestClient, topics: Topics, clock: FakeTime) async throws {
