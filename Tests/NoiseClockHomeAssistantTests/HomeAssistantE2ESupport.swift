@@ -61,6 +61,7 @@ let baseEntities: [String: String] = [
     "weather_high": "sensor.\(prefix)_high_today",
     "weather_precipitation": "sensor.\(prefix)_chance_of_precipitation",
     "weather_updated": "sensor.\(prefix)_weather_updated",
+    "calendar_work": "sensor.\(prefix)_calendar_work",
 ]
 /// The room's light for the Illuminance sensor (`display.lux_topic`).
 let luxTopic = "e2e/bedroom/illuminance"

@@ -55,7 +55,8 @@ struct HomeAssistantE2ETests {
             let configTopic = "homeassistant/device/\(nodeID)/config"
             // Not withNode, which waits for online: the discovery is timed from the start.
             try await withUnstartedNode(
-                on: broker, nodeID: nodeID, environment: environment, configuration: radioConfiguration(icecast) + Self.speechConfiguration,
+                on: broker, nodeID: nodeID, environment: environment, configuration: radioConfiguration(icecast) + Self.speechConfiguration
+                    + (try Self.calendarConfiguration(directory: directory, nodeNow: clock.now)),
                 subscriptions: { ["\($0.node)/#", "homeassistant/status", configTopic, blueprintLampTopic, briefingTopic] }
             ) { node, client in
                 let topics = node.topics
@@ -119,6 +120,7 @@ struct HomeAssistantE2ETests {
                 try await weatherTemplates(ha, discovery: try #require(client.latest(configTopic), "no discovery payload"))
                 try await weather(ha, client: client, topics: topics, clock: clock)
                 try await calendarTemplates(ha)
+                try await calendar(ha, client: client, topics: topics)
 
                 // MARK: The select plays a sound: B/noise shows it, the sink fills with sound.
                 try await ha.callService("select", "select_option", ["entity_id": .string(entity("noise_sound")), "option": "Pink noise"])

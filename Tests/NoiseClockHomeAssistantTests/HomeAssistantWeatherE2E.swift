@@ -40,6 +40,10 @@ private let templateWeather = """
 
     """
 
+/// The first node's calendar feed (a file), and its sensor's component key.
+let calendarFeed = "work"
+let calendarKey = "calendar_work"
+
 /// `value` as a Jinja string literal in single quotes.
 private func quoted(_ value: String) -> String {
     "'" + value.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
@@ -120,6 +124,40 @@ extension HomeAssistantE2ETests {
         #expect(why["earlier_by_min"] == 20 && why["reason"] == "snow" && why["event"]?["title"] == "Dentist", "\(why.serialized)")
         let plain = try JSONValue.parse(Array(try await render(ha, nextAttributes, json: ["id": "a1", "label": "Work", "fires_at": nil]).utf8))
         #expect(plain["earlier_by_min"] == 0 && plain["reason"] == .null && plain["event"] == .null && plain["alarm_id"] == "a1", "\(plain.serialized)")
+    }
+
+    /// The node's `calendar.feeds`: one file feed, `work`, with a Dentist at 07:30 (Berlin) the
+    /// day after the node's today.
+    static func calendarConfiguration(directory: String, nodeNow: Date) throws -> String {
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.timeZone = TimeZone(identifier: "Europe/Berlin")
+        day.dateFormat = "yyyyMMdd"
+        let tomorrow = day.string(from: nodeNow.addingTimeInterval(86_400))
+        let feed = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//NoiseClock E2E//EN", "BEGIN:VEVENT", "UID:dentist@e2e", "DTSTAMP:20261201T000000Z",
+            "DTSTART;TZID=Europe/Berlin:\(tomorrow)T073000", "DTEND;TZID=Europe/Berlin:\(tomorrow)T080000", "SUMMARY:Dentist", "END:VEVENT",
+            "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        try feed.write(toFile: "\(directory)/work.ics", atomically: true, encoding: .utf8)
+        return "calendar:\n  feeds:\n    - {id: \(calendarFeed), file: \"\(directory)/work.ics\"}\n"
+    }
+
+    /// The node's B/calendar, read by the feed's Calendar sensor: tomorrow's Dentist.
+    func calendar(_ ha: HomeAssistantCore, client: TestClient, topics: Topics) async throws {
+        let bCalendar = topics.state(StateTopic.calendar)
+        func dentist(_ value: JSONValue) -> JSONValue? {
+            value["feeds"]?.arrayItems?.first { $0["id"] == .string(calendarFeed) }?["days"]?.arrayItems?.compactMap { $0["first"] }
+                .first { $0["title"] == "Dentist" }
+        }
+        let published = await client.latest(bCalendar) { dentist($0) != nil }
+        let start = try #require(published.flatMap(dentist)?["start"]?.stringValue, "B/calendar \(published?.serialized ?? "none")")
+        let expected = try #require(homeAssistantUTC(start))
+        let sensor = await ha.waitState(entity(calendarKey), is: expected)
+        #expect(stateText(sensor) == expected, "\(sensor?.serialized ?? "none")")
+        #expect(sensor?["attributes"]?["title"] == "Dentist" && sensor?["attributes"]?["ok"] == true, "\(sensor?.serialized ?? "none")")
+        #expect(sensor?["attributes"]?["friendly_name"] == .string("\(deviceName) Calendar \(calendarFeed)"))
+        print("[ha-e2e] calendar.feeds work (a file, through the node's helper) → B/calendar → \(entity(calendarKey)) \(stateText(sensor)) Dentist")
     }
 
     /// A feed's Calendar sensor's templates in Home Assistant's engine, with `B/calendar` as the

@@ -14,9 +14,10 @@ extension HomeAssistantDiscovery {
         let calendar = topics.state(StateTopic.calendar)
         for feed in calendarFeeds {
             let key = Self.calendarKey(feed)
-            // The feed's entry, and its first day with a timed event.
-            let found = "{% set feed = value_json.feeds | selectattr('id', 'eq', \(quoted(feed))) | first %}"
-                + "{% set day = (feed.days | selectattr('first') | first) if feed else none %}"
+            // The feed's entry, and its first day with a timed event (`| first` of nothing would log a warning).
+            let found = "{% set feeds = value_json.feeds | selectattr('id', 'eq', \(quoted(feed))) | list %}"
+                + "{% set feed = feeds[0] if feeds else none %}"
+                + "{% set days = (feed.days | selectattr('first') | list) if feed else [] %}{% set day = days[0] if days else none %}"
             let attributes = "{{ {'feed': \(quoted(feed)), 'title': day.first.title if day else none, 'date': day.date if day else none, "
                 + "'day_off': feed.days[0].day_off if feed and feed.days else none, 'ok': feed.ok if feed else false, "
                 + "'error': feed.error if feed else none, 'fetched_at': feed.fetched_at if feed else none, "
