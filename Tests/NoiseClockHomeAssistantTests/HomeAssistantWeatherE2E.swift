@@ -19,7 +19,8 @@ private let weatherAutomation = "automation.nightstand_the_weather_for_noisecloc
 /// A template weather entity `weather.home` whose condition and temperature two helpers set (at
 /// first snowy and -2.5, their first option and minimum; after a restart what they were); its
 /// daily forecast's today is 3.5 degrees above the temperature and 2.5 below, 70 % rain, then a
-/// second day (as real weather integrations give several).
+/// second day (as real weather integrations give several); its hourly forecast is 36 hours of the
+/// condition and temperature.
 private let templateWeather = """
     input_number:
       e2e_temperature: {min: -2.5, max: 50, step: 0.1}
@@ -37,6 +38,13 @@ private let templateWeather = """
                'temperature': t + 3.5, 'templow': t - 2.5, 'precipitation_probability': 70},
               {'datetime': (now() + timedelta(days=1)).date().isoformat(), 'condition': 'sunny',
                'temperature': t + 5, 'templow': t - 1, 'precipitation_probability': 10}] }}
+        forecast_hourly_template: >-
+          {% set ns = namespace(hours=[]) %}
+          {% for h in range(36) %}
+          {% set ns.hours = ns.hours + [{'datetime': (now() + timedelta(hours=h)).replace(minute=0, second=0, microsecond=0).isoformat(),
+               'condition': states('input_select.e2e_condition'), 'temperature': states('input_number.e2e_temperature') | float}] %}
+          {% endfor %}
+          {{ ns.hours }}
 
     """
 
@@ -160,6 +168,30 @@ extension HomeAssistantE2ETests {
         print("[ha-e2e] calendar.feeds work (a file, through the node's helper) → B/calendar → \(entity(calendarKey)) \(stateText(sensor)) Dentist")
     }
 
+    /// An alarm ten hours ahead with `earlier_if` snow, the hourly forecast snowy: B/alarm/next and
+    /// the Next alarm sensor say 20 minutes earlier for snow; then the alarm goes.
+    func earlierForSnow(_ ha: HomeAssistantCore, client: TestClient, topics: Topics, clock: FakeTime) async throws {
+        let berlin = DateFormatter()
+        berlin.locale = Locale(identifier: "en_US_POSIX")
+        berlin.timeZone = TimeZone(identifier: "Europe/Berlin")
+        berlin.dateFormat = "HH:mm"
+        let time = berlin.string(from: clock.now.addingTimeInterval(10 * 3600))
+        let added = try await client.request(topics, "alarm/add", #"{"time":"\#(time)","label":"Snow test","earlier_if":{"snow":20}}"#)
+        let id = try #require(added["data"]?["id"]?.stringValue, "alarm/add \(added.serialized)")
+        let next = await client.latest(topics.alarmNext) { $0["id"]?.stringValue == id && $0["earlier_by_min"] == 20 }
+        #expect(next?["reason"] == "snow" && next?["event"] == .null, "B/alarm/next \(next?.serialized ?? "none")")
+        let firesAt = try #require(next?["fires_at"]?.stringValue)
+        let expected = try #require(homeAssistantUTC(firesAt))
+        let sensor = await ha.waitState(entity("next_alarm"), is: expected)
+        #expect(sensor?["attributes"]?["earlier_by_min"] == 20 && sensor?["attributes"]?["reason"] == "snow", "\(sensor?.serialized ?? "none")")
+        #expect(sensor?["attributes"]?["alarm_id"]?.stringValue == id && sensor?["attributes"]?["event"] == .null)
+        // Deleted once Home Assistant has read its time entity (deleted before, that entity logs an error).
+        #expect(stateText(await ha.waitState("text.\(prefix)_snow_test_time", is: time)) == time)
+        #expect(try await client.request(topics, "alarm/delete", id)["status"] == "ok")
+        #expect(stateText(await ha.waitState(entity("next_alarm"), is: "unknown")) == "unknown")
+        print("[ha-e2e] earlier_if snow, alarm at \(time): B/alarm/next fires_at \(firesAt) (20 min earlier: snow) → Next alarm \(stateText(sensor)) with its attributes")
+    }
+
     /// A feed's Calendar sensor's templates in Home Assistant's engine, with `B/calendar` as the
     /// node's Agenda writes it: the first day with a timed event, the day off, a failed refresh, a
     /// feed not in the message.
@@ -221,6 +253,9 @@ extension HomeAssistantE2ETests {
         let updatedAt = try #require(first?["updated_at"]?.stringValue)
         let updated = try await ha.state(entity("weather_updated"))
         #expect(stateText(updated) == homeAssistantUTC(updatedAt) && updated?["attributes"]?["stale"] == false, "\(updated?.serialized ?? "none")")
+
+        // The hours came too: an alarm ten hours ahead with earlier_if snow rings 20 minutes earlier, and the Next alarm says why.
+        try await earlierForSnow(ha, client: client, topics: topics, clock: clock)
 
         // Rain and 3.4 degrees in Home Assistant, published by the automation when it runs: the node's, and back in the sensors.
         let changed = ContinuousClock.now
