@@ -178,7 +178,7 @@ extension HomeAssistantE2ETests {
         let time = berlin.string(from: clock.now.addingTimeInterval(10 * 3600))
         let added = try await client.request(topics, "alarm/add", #"{"time":"\#(time)","label":"Snow test","earlier_if":{"snow":20}}"#)
         let id = try #require(added["data"]?["id"]?.stringValue, "alarm/add \(added.serialized)")
-        let next = await client.latest(topics.alarmNext) { $0["id"]?.stringValue == id && $0["earlier_by_min"] == 20 }
+        let next = await client.latest(topics.alarmNext, timeout: .seconds(30)) { $0["id"]?.stringValue == id && $0["earlier_by_min"] == 20 }
         #expect(next?["reason"] == "snow" && next?["event"] == .null, "B/alarm/next \(next?.serialized ?? "none")")
         let firesAt = try #require(next?["fires_at"]?.stringValue)
         let expected = try #require(homeAssistantUTC(firesAt))
@@ -189,7 +189,7 @@ extension HomeAssistantE2ETests {
         #expect(stateText(await ha.waitState("text.\(prefix)_snow_test_time", is: time)) == time)
         #expect(try await client.request(topics, "alarm/delete", id)["status"] == "ok")
         #expect(stateText(await ha.waitState(entity("next_alarm"), is: "unknown")) == "unknown")
-        print("[ha-e2e] earlier_if snow, alarm at \(time): B/alarm/next fires_at \(firesAt) (20 min earlier: snow) → Next alarm \(stateText(sensor)) with its attributes")
+        print("[ha-e2e] earlier_if snow, alarm at \(time): B/alarm/next fires_at \(firesAt) (earlier_by_min \(next?["earlier_by_min"]?.intValue ?? -1), reason \(next?["reason"]?.stringValue ?? "null")) → Next alarm \(stateText(sensor)) with its attributes")
     }
 
     /// A feed's Calendar sensor's templates in Home Assistant's engine, with `B/calendar` as the
