@@ -55,6 +55,13 @@ let baseEntities: [String: String] = [
     "radio_volume": "number.\(prefix)_radio_volume",
     "announce": "notify.\(prefix)_announce",
     "say_time": "button.\(prefix)_say_the_time",
+    "weather": "sensor.\(prefix)_weather",
+    "weather_temperature": "sensor.\(prefix)_outside_temperature",
+    "weather_low": "sensor.\(prefix)_low_today",
+    "weather_high": "sensor.\(prefix)_high_today",
+    "weather_precipitation": "sensor.\(prefix)_chance_of_precipitation",
+    "weather_updated": "sensor.\(prefix)_weather_updated",
+    "calendar_work": "sensor.\(prefix)_calendar_work",
 ]
 /// The room's light for the Illuminance sensor (`display.lux_topic`).
 let luxTopic = "e2e/bedroom/illuminance"

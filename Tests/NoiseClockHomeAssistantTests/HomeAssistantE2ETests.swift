@@ -40,6 +40,8 @@ struct HomeAssistantE2ETests {
                 brokerPort: broker.port, extraConfiguration: Self.automationConfiguration + Self.assistConfiguration, packages: true)
             try Self.installBlueprint(ha)
             try Self.installAssist(ha, base: "noiseclock/\(nodeID)")
+            try Self.installWeather(ha)
+            try Self.installBriefingWatch(ha)
             let haStarted = ContinuousClock.now
             try await ha.start()
             print("[ha-e2e] Home Assistant up (API, token, MQTT entry loaded) in \(seconds(ContinuousClock.now - haStarted)); config \(ha.configDirectory)")
@@ -48,12 +50,14 @@ struct HomeAssistantE2ETests {
                 "NOISECLOCK_NODE_NAME": deviceName, "NOISECLOCK_BATTERY_SOURCE": "upower",
                 "NOISECLOCK_AUDIO_DEVICE": "file:'\(sink)',raw", "NOISECLOCK_AUDIO_FADE_MS": "100",
                 "NOISECLOCK_DISPLAY_BACKLIGHT": panel, "NOISECLOCK_DISPLAY_LUX_TOPIC": luxTopic,
+                "NOISECLOCK_WEATHER_SOURCE": "mqtt", "NOISECLOCK_WEATHER_TOPIC": weatherTopic,
             ]) { _, b in b }
             let configTopic = "homeassistant/device/\(nodeID)/config"
             // Not withNode, which waits for online: the discovery is timed from the start.
             try await withUnstartedNode(
-                on: broker, nodeID: nodeID, environment: environment, configuration: radioConfiguration(icecast) + Self.speechConfiguration,
-                subscriptions: { ["\($0.node)/#", "homeassistant/status", configTopic, blueprintLampTopic] }
+                on: broker, nodeID: nodeID, environment: environment, configuration: radioConfiguration(icecast) + Self.speechConfiguration
+                    + (try Self.calendarConfiguration(directory: directory, nodeNow: clock.now)),
+                subscriptions: { ["\($0.node)/#", "homeassistant/status", configTopic, blueprintLampTopic, briefingTopic] }
             ) { node, client in
                 let topics = node.topics
 
@@ -111,6 +115,12 @@ struct HomeAssistantE2ETests {
                 try await upower.set(percentage: 81.5, state: 1)
                 #expect(Double(stateText(await ha.waitState(entity("battery")) { Double($0["state"]?.stringValue ?? "") == 81.5 })) == 81.5)
                 #expect(stateText(await ha.waitState(entity("charging"), is: "on")) == "on")
+
+                // MARK: The weather (SPEC §17): its templates in Home Assistant's engine, then docs/home-assistant.md's automation.
+                try await weatherTemplates(ha, discovery: try #require(client.latest(configTopic), "no discovery payload"))
+                try await weather(ha, client: client, topics: topics, clock: clock)
+                try await calendarTemplates(ha)
+                try await calendar(ha, client: client, topics: topics)
 
                 // MARK: The select plays a sound: B/noise shows it, the sink fills with sound.
                 try await ha.callService("select", "select_option", ["entity_id": .string(entity("noise_sound")), "option": "Pink noise"])
@@ -354,7 +364,11 @@ struct HomeAssistantE2ETests {
 
                 // MARK: Home Assistant restarts: every entity comes back with its state; the node answered the birth message.
                 try await Task.sleep(for: .milliseconds(500))
-                let before = try await ha.nodeStates()
+                // Weather updated is the exception: docs/home-assistant.md's automation publishes the weather at Home
+                // Assistant's start, which the node takes as new (checked after the restart).
+                var before = try await ha.nodeStates()
+                let removed = before.removeValue(forKey: entity("weather_updated"))
+                let weatherBefore = try #require(removed, "no Weather updated")
                 #expect(await ha.stop() == 0, "Home Assistant did not stop cleanly")
                 let registry = ha.storage("core.entity_registry")?["data"]
                 let uniqueID = "noiseclock_\(node.nodeID)_alarm_\(alarmID)"
@@ -377,6 +391,9 @@ struct HomeAssistantE2ETests {
                     .map { "\($0): \(stateText(before[$0])) → \(stateText(after[$0]))" }
                 #expect(restored, "states after the restart differ: \(differing)")
                 #expect(Set(after.keys) == Set(baseEntities.values))
+                let weatherAfter = await ha.waitState(entity("weather_updated")) { $0["state"] != weatherBefore["state"] }
+                #expect(stateText(weatherAfter) > stateText(weatherBefore) && weatherAfter?["attributes"]?["stale"] == false,
+                        "the weather published again at Home Assistant's start: \(stateText(weatherBefore)) → \(weatherAfter?.serialized ?? "none")")
                 print("[ha-e2e] Home Assistant restart: API back in \(seconds(apiBack)), every entity with its state in \(seconds(restoreTook))")
 
                 // The birth message (`online` on homeassistant/status) made the node publish its discovery again.

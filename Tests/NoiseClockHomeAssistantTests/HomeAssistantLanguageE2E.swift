@@ -36,7 +36,9 @@ extension HomeAssistantE2ETests {
         #expect(await client.latest(topics.settings) { $0["language"] == "de" } != nil, "B/settings \(client.latest(topics.settings)?.serialized ?? "none")")
 
         // Every entity renamed, none re-created: the entity ids are those of the English names.
-        func friendlyName(_ key: String) -> String { "\(deviceName) \(german.text("ha.\(key)"))" }
+        func friendlyName(_ key: String) -> String {
+            key == calendarKey ? "\(deviceName) \(german.text("ha.calendar_feed", ["feed": calendarFeed]))" : "\(deviceName) \(german.text("ha.\(key)"))"
+        }
         for (key, id) in baseEntities.sorted(by: { $0.key < $1.key }) {
             let state = await ha.waitState(id) { $0["attributes"]?["friendly_name"]?.stringValue == friendlyName(key) }
             #expect(state?["attributes"]?["friendly_name"]?.stringValue == friendlyName(key), "\(id)")
@@ -58,6 +60,8 @@ extension HomeAssistantE2ETests {
         #expect(client.messages(on: "homeassistant/status").count == births, "Home Assistant asked for the states again itself")
         let formats = try await ha.state(entity("time_format"))?["attributes"]?["options"]?.arrayItems?.compactMap(\.stringValue)
         #expect(formats == ["24 Stunden", "12 Stunden"])
+        // The weather's condition in German: its name in the node's language.
+        #expect(stateText(await ha.waitState(entity("weather"), is: "Leichter Regen")) == "Leichter Regen")
         // Enum sensors keep the node's codes, so automations written in English still match.
         #expect(stateText(try await ha.state(entity("alarm_state"))) == "idle")
         #expect(stateText(try await ha.state(entity("meditation"))) == "idle")
@@ -89,8 +93,8 @@ extension HomeAssistantE2ETests {
             "NOISECLOCK_NODE_NAME": germanDevice, "NOISECLOCK_NODE_LANGUAGE": "de", "NOISECLOCK_AUDIO_DEVICE": "file:'\(directory)/de.raw',raw",
         ]) { _, new in new }
         environment["NOISECLOCK_DISPLAY_BACKLIGHT"] = nil
-        // Without a screen there is no Screen light.
-        let expected = baseEntities.filter { $0.key != "screen" }.mapValues { $0.replacing("\(prefix)_", with: "\(HomeAssistantDiscovery.slug(germanDevice))_") }
+        // Without a screen there is no Screen light; without the first node's file no calendar.
+        let expected = baseEntities.filter { $0.key != "screen" && $0.key != calendarKey }.mapValues { $0.replacing("\(prefix)_", with: "\(HomeAssistantDiscovery.slug(germanDevice))_") }
         let nodeID = "e2e-de-\(UUID().uuidString.prefix(4).lowercased())"
         try await withNode(on: broker, nodeID: nodeID, environment: environment) { node, process, client in
             var seen: [String: JSONValue] = [:]

@@ -14,6 +14,9 @@ import Testing
 private let assistFolder = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("deploy/homeassistant")
 
+/// Where the test's automation publishes each briefing the Event entity shows.
+let briefingTopic = "e2e/briefing"
+
 /// What the package sets as the node's base topic, the one line a user changes.
 private let shippedNodeLine = #"      node: "noiseclock/bedroom""#
 
@@ -36,6 +39,29 @@ extension HomeAssistantE2ETests {
             return found != nil
         }
         return found
+    }
+
+    /// An automation on the Event entity that publishes each `briefing` it shows (its text and
+    /// alarm) to `briefingTopic`: how a user's automation sees the briefing.
+    static func installBriefingWatch(_ ha: HomeAssistantCore) throws {
+        let automation = """
+            automation:
+              - alias: E2E briefing
+                mode: queued
+                triggers:
+                  - trigger: state
+                    entity_id: event.\(prefix)_event
+                conditions:
+                  - condition: template
+                    value_template: "{{ trigger.to_state.attributes.event_type == 'briefing' }}"
+                actions:
+                  - action: mqtt.publish
+                    data:
+                      topic: \(briefingTopic)
+                      payload: "{{ {'text': trigger.to_state.attributes.text, 'alarm_id': trigger.to_state.attributes.alarm_id} | tojson }}"
+
+            """
+        try automation.write(toFile: "\(ha.configDirectory)/packages/e2e_briefing.yaml", atomically: true, encoding: .utf8)
     }
 
     /// Installs the shipped Assist files as the README says: the custom sentences under
@@ -182,6 +208,11 @@ extension HomeAssistantE2ETests {
         let briefing = await received(client, topics.event, after: mark) { $0["event"] == "briefing" }
         let briefed = try #require(briefing?["text"]?.stringValue, "no briefing event")
         #expect(briefing?["alarm_id"]?.stringValue == alarmID)
+        // The weather Home Assistant published (SPEC §17) is in it, and the event entity shows its text.
+        #expect(briefed.contains("Slight rain, 3 degrees, today between 1 and 7."), "\(briefed)")
+        // (speech_started follows it within the millisecond, so the entity's state is seen through an automation.)
+        let watched = await received(client, briefingTopic, after: mark) { _ in true }
+        #expect(watched?["text"] == .string(briefed) && watched?["alarm_id"]?.stringValue == alarmID, "\(briefingTopic) \(watched?.serialized ?? "none")")
         let briefingSpoken = await received(client, topics.event, after: mark) { $0["event"] == "speech_started" && $0["kind"] == "briefing" }
         #expect(briefingSpoken?["text"] == .string(briefed), "speech_started \(briefingSpoken?.serialized ?? "none")")
         for alarm in alarms(at: time) { try await shownThenDeleted(alarm) }

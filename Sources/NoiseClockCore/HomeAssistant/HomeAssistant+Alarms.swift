@@ -29,8 +29,7 @@ extension HomeAssistantDiscovery {
             "next_alarm": component("sensor", "next_alarm", state: topics.alarmNext, [
                 "device_class": "timestamp", "value_template": "{{ value_json.fires_at if value_json.fires_at else 'None' }}",
                 "json_attributes_topic": .string(topics.alarmNext),
-                "json_attributes_template": "{{ {'alarm_id': value_json.id, 'label': value_json.label} | tojson }}",
-                "icon": "mdi:alarm",
+                "json_attributes_template": .string(nextAlarmAttributes), "icon": "mdi:alarm",
             ]),
             "alarm_state": component("sensor", "alarm_state", state: topics.alarmState, [
                 "device_class": "enum", "options": ["idle", "ringing", "snoozed"], "value_template": "{{ value_json.state }}",
@@ -120,6 +119,14 @@ extension HomeAssistantDiscovery {
                 "icon": "mdi:clock-outline",
             ])
         }
+    }
+
+    /// The Next alarm sensor's attributes: the alarm, and why it rings off its own time (SPEC §17):
+    /// `earlier_by_min` and `reason` (`snow`, `ice`, `rain`) for the weather, `event` (feed, title,
+    /// start) for the calendar event it follows; 0 and null when it rings at its time.
+    var nextAlarmAttributes: String {
+        "{{ {'alarm_id': value_json.id, 'label': value_json.label, 'earlier_by_min': value_json.get('earlier_by_min') or 0, "
+            + "'reason': value_json.get('reason'), 'event': value_json.get('event')} | tojson }}"
     }
 
     /// An event of `eventTypes` as the event entity wants it: its members as attributes, its name

@@ -22,6 +22,9 @@ public struct HomeAssistantNames: Sendable, Hashable {
     /// An alarm's time entity: `{label} time` (its switch is the label alone).
     public func alarmTime(label: String) -> String { catalog.text("ha.alarm_time", ["label": label]) }
 
+    /// A calendar feed's sensor: `Calendar {feed}`, named by the feed's id.
+    public func calendar(feed: String) -> String { catalog.text("ha.calendar_feed", ["feed": feed]) }
+
     /// The interval gongs select's option for `minutes` (0: none).
     public func interval(_ minutes: Int) -> String {
         minutes == 0 ? catalog.text("ha.interval.off") : catalog.text("ha.interval.min", count: minutes)

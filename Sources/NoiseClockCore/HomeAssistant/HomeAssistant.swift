@@ -5,7 +5,8 @@
 /// returns. The components are laid out by feature: the clock, alarms and noise in
 /// `HomeAssistant+Alarms.swift`, the settings in `HomeAssistant+Settings.swift`, timers and
 /// meditation in `HomeAssistant+Sessions.swift`, the radio in `HomeAssistant+Radio.swift`, speech
-/// in `HomeAssistant+Speech.swift`; their names and options in `HomeAssistantNames`.
+/// in `HomeAssistant+Speech.swift`, the weather in `HomeAssistant+Weather.swift`, the calendars in
+/// `HomeAssistant+Calendar.swift`; their names and options in `HomeAssistantNames`.
 ///
 /// Names and select options follow the language (SPEC §11); nothing else does. `unique_id`s are
 /// the component keys, and each component asks for the entity id its English name would give
@@ -38,6 +39,11 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     public let lux: Bool
     /// Whether the node can speak (`speech.engine` is not `none`): then "Announce" and "Say the time".
     public let speech: Bool
+    /// The units of the node's weather when it has a source (`weather.source` not `none`): then the
+    /// weather sensors, their temperatures in these units.
+    public let weatherUnits: WeatherReport.Units?
+    /// The ids of `calendar.feeds`: a "Calendar <feed>" sensor each.
+    public let calendarFeeds: [String]
     /// An alarm's time as a `text` entity (`HH:MM`), or on the `time` platform (Home Assistant 2026.5).
     public let alarmTimeEntity: AlarmTimeEntity
     /// Names and options in the language in force.
@@ -47,7 +53,8 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
 
     public init(
         topics: Topics, prefix: String, deviceName: String, version: String, noiseSounds: [Sound], screen: Bool = false,
-        lux: Bool = false, speech: Bool = true, alarmTimeEntity: AlarmTimeEntity = .text, catalogs: Catalogs, language: Language = .en
+        lux: Bool = false, speech: Bool = true, weatherUnits: WeatherReport.Units? = nil, calendarFeeds: [String] = [],
+        alarmTimeEntity: AlarmTimeEntity = .text, catalogs: Catalogs, language: Language = .en
     ) {
         self.topics = topics
         self.prefix = prefix
@@ -57,6 +64,8 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         self.screen = screen
         self.lux = lux
         self.speech = speech
+        self.weatherUnits = weatherUnits
+        self.calendarFeeds = calendarFeeds
         self.alarmTimeEntity = alarmTimeEntity
         names = HomeAssistantNames(catalogs[language])
         english = HomeAssistantNames(catalogs[.en])
@@ -141,6 +150,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     var baseComponents: [String: JSONValue] {
         alarmAndNoiseComponents.merging(settingsComponents) { a, _ in a }.merging(sessionComponents) { a, _ in a }
             .merging(bedtimeComponents) { a, _ in a }.merging(speechComponents) { a, _ in a }
+            .merging(weatherComponents) { a, _ in a }.merging(calendarComponents) { a, _ in a }
     }
 
     /// `text` quoted for a single-quoted Jinja string.

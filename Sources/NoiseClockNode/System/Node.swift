@@ -132,6 +132,8 @@ public struct Node: Sendable {
                     topics: configuration.topics, prefix: configuration.mqtt.discoveryPrefix, deviceName: configuration.node.name,
                     version: NodeStatus.version, noiseSounds: sounds.catalog.sounds(of: .noise), screen: drivesScreen,
                     lux: !configuration.display.luxTopic.isEmpty || lightSensor != nil, speech: configuration.speech.engine != .none,
+                    weatherUnits: configuration.weather.source == .none ? nil : configuration.weather.units,
+                    calendarFeeds: configuration.calendar.feeds.map(\.id),
                     alarmTimeEntity: configuration.homeAssistant.alarmTimeEntity, catalogs: catalogs, language: language)
             }
             : nil
