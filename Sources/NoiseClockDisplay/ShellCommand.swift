@@ -70,38 +70,8 @@ enum ShellCommand {
         return signal == 0 ? .exited((status >> 8) & 0xff, text(output)) : .killed(signal: signal, text(output))
     }
 
-    struct SpawnError: Error {
-        var code: Int32
-    }
-
-    private static func spawn(_ command: String, errorOutput: Int32) -> Result<pid_t, SpawnError> {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, errorOutput, 2)
-        _ = Spawning.closeInheritedDescriptors(&actions)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-
-        // The node's environment goes along: a Wayland or X command needs WAYLAND_DISPLAY,
-        // XDG_RUNTIME_DIR or DISPLAY from the service's environment.
-        let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { $0.withCString { strdup($0) } } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environ)
-        return rc == 0 ? .success(pid) : .failure(SpawnError(code: rc))
+    private static func spawn(_ command: String, errorOutput: Int32) -> Result<pid_t, Spawning.SpawnFailure> {
+        Spawning.spawn(["/bin/sh", "-c", command], stderr: .descriptor(errorOutput))
     }
 
     /// Waits up to `milliseconds` for output and appends what came; false once the pipe is closed.

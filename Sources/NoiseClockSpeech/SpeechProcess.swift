@@ -225,6 +225,7 @@ public final class SpeechProcess: Sendable {
     }
 
     private func spawn(stdin: Int32, stdout: Int32) -> Result<pid_t, Spawning.SpawnFailure> {
-        Spawning.spawn(job.arguments, environment: job.environment, stdin: stdin, stdout: stdout)
+        // Its stderr is the node's: an engine's complaint lands in the journal.
+        Spawning.spawn(job.arguments, environment: job.environment, stdin: .descriptor(stdin), stdout: .descriptor(stdout))
     }
 }

@@ -102,7 +102,7 @@ public final class StreamProcess: Sendable {
         close(events.write)
         guard case .success(let pid) = spawned else {
             if case .failure(let code) = spawned {
-                return StreamError(.helper, "cannot start \(executable): \(String(cString: strerror(code.rawValue)))")
+                return StreamError(.helper, "cannot start \(executable): \(String(cString: strerror(code.code)))")
             }
             return StreamError(.helper, "cannot start \(executable)")
         }
@@ -189,33 +189,8 @@ public final class StreamProcess: Sendable {
         }
     }
 
-    private func spawn(_ arguments: [String], audio: Int32, events: Int32) -> Result<pid_t, Errno> {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, audio, 1)
-        posix_spawn_file_actions_adddup2(&actions, events, 3)
-        _ = Spawning.closeInheritedDescriptors(&actions, from: 4)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { $0.withCString { strdup($0) } } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        return rc == 0 ? .success(pid) : .failure(Errno(rawValue: rc))
-    }
-
-    /// An error number from `posix_spawn`.
-    struct Errno: Error {
-        var rawValue: Int32
+    private func spawn(_ arguments: [String], audio: Int32, events: Int32) -> Result<pid_t, Spawning.SpawnFailure> {
+        // Its stderr is the node's (FFmpeg's own complaints land in the journal); the events on 3.
+        Spawning.spawn(arguments, executable: executable, stdout: .descriptor(audio), extra: [(3, events)], group: false)
     }
 }

@@ -27,21 +27,38 @@ public enum Spawning {
 }
 
 extension Spawning {
-    /// Starts `arguments[0]` (an absolute path) with `arguments`, its stdin, stdout and stderr on
-    /// the given descriptors (-1: /dev/null's stays unset, the node's own is inherited), nothing
-    /// else of the node's descriptors, no signal blocked or ignored, `environment` laid over the
-    /// node's, and in a process group of its own (so it and whatever it starts are stopped
-    /// together). The child's pid, or the error number of `posix_spawn`.
+    /// What a child's stdin, stdout or stderr is.
+    public enum Stream: Sendable {
+        /// `/dev/null`.
+        case null
+        /// The node's own.
+        case inherit
+        /// This descriptor of the node's.
+        case descriptor(Int32)
+    }
+
+    /// Starts `executable` (an absolute path; `arguments[0]` when nil) with `arguments`, its
+    /// stdin, stdout and stderr as given and `extra` descriptors at the numbers given (3, …),
+    /// nothing else of the node's descriptors (see `closeInheritedDescriptors`), no signal blocked
+    /// or ignored, `environment` laid over the node's, and, with `group`, in a process group of
+    /// its own (so it and whatever it starts are stopped together). The child's pid, or the error
+    /// number of `posix_spawn`. Every child the node starts is started here.
     public static func spawn(
-        _ arguments: [String], environment overrides: [String: String] = [:], stdin: Int32 = -1, stdout: Int32 = -1, stderr: Int32 = -1
+        _ arguments: [String], executable: String? = nil, environment overrides: [String: String] = [:], stdin: Stream = .null,
+        stdout: Stream = .null, stderr: Stream = .inherit, extra: [(target: Int32, source: Int32)] = [], group: Bool = true
     ) -> Result<pid_t, SpawnFailure> {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for (descriptor, target) in [(stdin, Int32(0)), (stdout, 1), (stderr, 2)] where descriptor >= 0 {
-            posix_spawn_file_actions_adddup2(&actions, descriptor, target)
+        for (stream, target, flags) in [(stdin, Int32(0), O_RDONLY), (stdout, 1, O_WRONLY), (stderr, 2, O_WRONLY)] {
+            switch stream {
+            case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", flags, 0)
+            case .inherit: break
+            case .descriptor(let source): posix_spawn_file_actions_adddup2(&actions, source, target)
+            }
         }
-        _ = closeInheritedDescriptors(&actions)
+        for (target, source) in extra { posix_spawn_file_actions_adddup2(&actions, source, target) }
+        _ = closeInheritedDescriptors(&actions, from: (extra.map(\.target).max() ?? 2) + 1)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -51,8 +68,14 @@ extension Spawning {
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if group {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+        // The node's environment goes along (a screen command needs WAYLAND_DISPLAY, XDG_RUNTIME_DIR
+        // or DISPLAY from the service's), with `overrides` laid over it.
         var environment: [String: String] = [:]
         var index = 0
         while let entry = environ[index] {
@@ -68,7 +91,7 @@ extension Spawning {
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, arguments.first ?? "", &actions, &attributes, argv, envp)
+        let rc = posix_spawn(&pid, executable ?? arguments.first ?? "", &actions, &attributes, argv, envp)
         return rc == 0 ? .success(pid) : .failure(SpawnFailure(code: rc))
     }
 
@@ -101,11 +124,9 @@ extension Spawning {
             close(out.write)
             return .failure(SpawnFailure(code: errno))
         }
-        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        let spawned = spawn(arguments, stdin: null, stdout: out.write, stderr: err.write)
+        let spawned = spawn(arguments, stdout: .descriptor(out.write), stderr: .descriptor(err.write))
         close(out.write)
         close(err.write)
-        if null >= 0 { close(null) }
         guard case .success(let pid) = spawned else {
             close(out.read)
             close(err.read)
