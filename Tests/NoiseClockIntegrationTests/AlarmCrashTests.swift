@@ -142,6 +142,10 @@ struct AlarmCrashTests {
                             "escalate_after_s": .number(Double(Int.random(in: 0...600, using: &random))), "escalate_sound": .null,
                             "sunrise_min": .number(Double(Int.random(in: 0...60, using: &random))), "lights": .bool(Bool.random(using: &random)),
                             "briefing": .bool(Bool.random(using: &random)),
+                            "earlier_if": Bool.random(using: &random)
+                                ? ["snow": .number(Double(Int.random(in: 1...60, using: &random))), "ice": 0, "rain": .number(Double(Int.random(in: 0...60, using: &random)))]
+                                : .null,
+                            "calendar": .null,
                         ]
                     }
 

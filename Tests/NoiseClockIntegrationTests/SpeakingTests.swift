@@ -62,7 +62,7 @@ struct SpeakingTests {
         let sink = "\(directory)/out.raw"
         try await withNode(environment: speaking(sink)) { node, process, client in
             #expect(await client.latest(node.topics.speech) { $0["engine"] == "espeak-ng" && $0["speaking"] == .null } != nil)
-            let first = try await client.ok(node.topics, "say", #"{"text":"The washing machine is done.","chime":false}"#)
+            let first = try await client.ok(node.topics, "say", #"{"text":"The washing machine is done, so the laundry can be taken out and hung up to dry.","chime":false}"#)
             #expect(first["id"] == "s1" && first["queued"] == 0 && first["held"] == false, "\(first.serialized)")
             let second = try await client.ok(node.topics, "say", #"{"text":"Die Waschmaschine ist fertig.","language":"de","chime":false}"#)
             #expect(second["queued"] == 1)
