@@ -32,6 +32,8 @@ public enum NodeSignal: Sendable, Hashable {
     case briefing(alarmID: String, label: String, at: Date)
     /// The weather's latest report (SPEC §17), for the briefing.
     case weather(WeatherReport)
+    /// The calendars' coming days (SPEC §17), for calendar alarms.
+    case agenda(Agenda)
 
     /// Signals of one kind replace each other: a new subscriber gets the latest of each kind.
     var kind: Int {
@@ -48,6 +50,7 @@ public enum NodeSignal: Sendable, Hashable {
         case .radioStations: 9
         case .briefing: 10
         case .weather: 11
+        case .agenda: 12
         }
     }
 }

@@ -88,12 +88,16 @@ public struct Alarm: Sendable, Hashable, Identifiable {
     public var lights: Bool
     /// After its dismiss, the morning briefing is spoken (SPEC §16).
     public var briefing: Bool
+    /// Rings earlier when snow, ice or rain is forecast for its morning (SPEC §17).
+    public var earlierIf: EarlierIf?
+    /// Follows a calendar feed's first event of the day (SPEC §17).
+    public var calendar: AlarmCalendar?
 
     public init(
         id: String, time: AlarmTime, days: Set<Weekday> = [], label: String = "Alarm", enabled: Bool = true,
         sound: String, volume: Int = 80, snoozeMinutes: Int = 9, fadeInSeconds: Int = 30, ringTimeoutMinutes: Int = 10,
         skipNext: String? = nil, skipHolidays: Bool = false, escalateAfterSeconds: Int = 0, escalateSound: String = "",
-        sunriseMinutes: Int = 0, lights: Bool = false, briefing: Bool = false
+        sunriseMinutes: Int = 0, lights: Bool = false, briefing: Bool = false, earlierIf: EarlierIf? = nil, calendar: AlarmCalendar? = nil
     ) {
         self.id = id
         self.time = time
@@ -112,6 +116,8 @@ public struct Alarm: Sendable, Hashable, Identifiable {
         self.sunriseMinutes = sunriseMinutes
         self.lights = lights
         self.briefing = briefing
+        self.earlierIf = earlierIf
+        self.calendar = calendar
     }
 
     public var isOneShot: Bool { days.isEmpty }
@@ -126,6 +132,7 @@ public struct Alarm: Sendable, Hashable, Identifiable {
             "skip_next": skipNext.map { .string($0) } ?? .null, "skip_holidays": .bool(skipHolidays), "next_fire": nextFire.map { .string($0) } ?? .null,
             "escalate_after_s": .number(Double(escalateAfterSeconds)), "escalate_sound": escalateSound.isEmpty ? .null : .string(escalateSound),
             "sunrise_min": .number(Double(sunriseMinutes)), "lights": .bool(lights), "briefing": .bool(briefing),
+            "earlier_if": earlierIf?.json ?? .null, "calendar": calendar?.json ?? .null,
         ]
     }
 }
@@ -141,6 +148,20 @@ public enum AlarmSchedule {
     /// off makes the look longer, by the days it skips, up to two years).
     public static func nextFire(of alarm: Alarm, after instant: Date, in zone: Zone, daysOff: DaysOff = .none) -> Date? {
         occurrences(of: alarm, after: instant, in: zone, daysOff: daysOff).first { $0.skip == nil }?.instant
+    }
+
+    /// The next ringing occurrence of `alarm` after `instant`, with why it is not at the alarm's
+    /// own time (`B/alarm/next`, the face's alarm list).
+    public static func nextPlan(of alarm: Alarm, after instant: Date, in zone: Zone, daysOff: DaysOff = .none) -> PlannedOccurrence? {
+        guard let fire = nextFire(of: alarm, after: instant, in: zone, daysOff: daysOff) else { return nil }
+        // The ring is on its own day, or on the day after when a calendar or the weather moved a
+        // time just after midnight to before it.
+        let day = LocalTime(fire, in: zone).date
+        for offset: Int64 in [0, 1] {
+            let planned = daysOff.plan(alarm, on: CivilDate(daysSinceEpoch: day.daysSinceEpoch + offset), in: zone)
+            if planned.instant == fire && planned.skip == nil { return planned }
+        }
+        return nil
     }
 
     /// The next occurrence of `alarm` after `instant` that is skipped, and why (the face's alarm
@@ -169,10 +190,10 @@ public enum AlarmSchedule {
             if !alarm.days.isEmpty {
                 guard let weekday = Weekday(calendarWeekday: day.weekday + 1), alarm.days.contains(weekday) else { continue }
             }
-            let fire = occurrence(of: alarm.time, on: day, in: zone)
+            let planned = daysOff.plan(alarm, on: day, in: zone)
+            let fire = planned.instant, skip = planned.skip
             guard fire > instant else { continue }
             if let until, fire > until { break }
-            let skip = daysOff.skip(alarm, on: day)
             found.append((fire, skip))
             if days == nil {
                 if skip == nil { break }

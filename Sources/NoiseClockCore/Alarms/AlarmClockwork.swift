@@ -7,11 +7,21 @@ public struct AlarmState: Sendable, Hashable {
     public var ringing = Ringing()
     /// The occurrence each alarm last announced with `alarm_upcoming`.
     public var announced: [String: Date] = [:]
+    /// What `earlier_if` decided for each alarm's next occurrence (SPEC §17).
+    public var earlier: [String: EarlierDecision] = [:]
 
-    public init(book: AlarmBook = AlarmBook(), ringing: Ringing = Ringing(), announced: [String: Date] = [:]) {
+    public init(book: AlarmBook = AlarmBook(), ringing: Ringing = Ringing(), announced: [String: Date] = [:], earlier: [String: EarlierDecision] = [:]) {
         self.book = book
         self.ringing = ringing
         self.announced = announced
+        self.earlier = earlier
+    }
+
+    /// `daysOff` with this state's `earlier_if` decisions.
+    public func context(_ daysOff: DaysOff) -> DaysOff {
+        var context = daysOff
+        context.earlier = earlier
+        return context
     }
 
     public var stored: JSONValue {
@@ -19,6 +29,7 @@ public struct AlarmState: Sendable, Hashable {
         members["version"] = 1
         members["ringing"] = ringing.stored
         members["announced"] = .object(announced.mapValues { .number($0.timeIntervalSince1970) })
+        members["earlier"] = .object(earlier.mapValues(\.stored))
         return .object(members)
     }
 
@@ -27,6 +38,9 @@ public struct AlarmState: Sendable, Hashable {
         if let ringing = value.objectValue?["ringing"] { self.ringing = try Ringing(stored: ringing) }
         for (id, instant) in value.objectValue?["announced"]?.objectValue ?? [:] {
             if case .number(let seconds) = instant { announced[id] = Date(timeIntervalSince1970: seconds) }
+        }
+        for (id, decision) in value.objectValue?["earlier"]?.objectValue ?? [:] {
+            earlier[id] = EarlierDecision(stored: decision)
         }
     }
 }
@@ -90,8 +104,9 @@ public struct AlarmClockwork: Sendable, Hashable {
     /// Catches the schedule up to `now`. `previous` is the time of the previous look: a `now`
     /// before it means the wall clock was set back, and a ring or snooze in progress moves back
     /// with it (it keeps what it had left).
-    public func step(_ state: AlarmState, now: Date, previous: Date?, zone: Zone, daysOff: DaysOff = .none) -> Step {
+    public func step(_ state: AlarmState, now: Date, previous: Date?, zone: Zone, daysOff given: DaysOff = .none) -> Step {
         var next = state
+        var daysOff = next.context(given)
         if let previous, now < previous, next.ringing.current != nil || !next.ringing.waiting.isEmpty {
             next.ringing.shift(by: now.timeIntervalSince(previous))
         }
@@ -124,6 +139,23 @@ public struct AlarmClockwork: Sendable, Hashable {
         outcomes += next.ringing.tick(at: now, grace: grace)
         Self.settle(outcomes, in: &next)
 
+        // `earlier_if`: the next occurrence of each alarm is decided 8 hours before its own time.
+        var decideAt: [Date] = []
+        for alarm in next.book.alarms where alarm.earlierIf.map({ !$0.isOff }) ?? false {
+            let after = max(now, next.book.lastHandled[alarm.id] ?? now)
+            guard let planned = AlarmSchedule.nextPlan(of: alarm, after: after, in: zone, daysOff: daysOff) else { continue }
+            let day = LocalTime(planned.own, in: zone).date
+            guard next.earlier[alarm.id]?.day != day else { continue }
+            let due = planned.own.addingTimeInterval(-EarlierDecision.lead)
+            if now >= due, let decision = daysOff.decideEarlier(alarm, on: day, in: zone) {
+                next.earlier[alarm.id] = decision
+                daysOff.earlier[alarm.id] = decision
+            } else if due > now {
+                decideAt.append(due)
+            }
+        }
+        next.earlier = next.earlier.filter { id, _ in next.book.alarms.contains { $0.id == id && $0.earlierIf != nil } }
+
         let fires = Self.nextFires(next, now: now, zone: zone, daysOff: daysOff)
         var announcements: [Announcement] = []
         if upcoming > 0 {
@@ -138,7 +170,7 @@ public struct AlarmClockwork: Sendable, Hashable {
             ? fires.compactMap { id, instant in next.announced[id] == instant ? nil : instant.addingTimeInterval(-upcoming) }
             : []
         let nextMinute = Date(timeIntervalSince1970: ((now.timeIntervalSince1970 / 60).rounded(.down) + 1) * 60)
-        let wake = ([next.ringing.nextChange].compactMap { $0 } + fires.values + announceAt)
+        let wake = ([next.ringing.nextChange].compactMap { $0 } + fires.values + announceAt + decideAt)
             .filter { $0 > now }.reduce(nextMinute, min)
         return Step(state: next, missed: missed, skipped: skipped, outcomes: outcomes, announcements: announcements, nextFires: fires, wake: wake)
     }
@@ -156,7 +188,8 @@ public struct AlarmClockwork: Sendable, Hashable {
     /// the wall clock is set back, an occurrence that already rang is not shown or rung again). A
     /// one-shot alarm being dealt with (ringing, snoozed or waiting) has none: it switches itself
     /// off when it is over.
-    public static func nextFires(_ state: AlarmState, now: Date, zone: Zone, daysOff: DaysOff = .none) -> [String: Date] {
+    public static func nextFires(_ state: AlarmState, now: Date, zone: Zone, daysOff given: DaysOff = .none) -> [String: Date] {
+        let daysOff = state.context(given)
         let inSession = Set(([state.ringing.current].compactMap { $0 } + state.ringing.waiting).map(\.due.alarmID))
         var fires: [String: Date] = [:]
         for alarm in state.book.alarms where !(alarm.isOneShot && inSession.contains(alarm.id)) {

@@ -19,6 +19,10 @@ public struct AlarmFields: Sendable, Hashable {
     public var sunriseMinutes: Int?
     public var lights: Bool?
     public var briefing: Bool?
+    /// `earlier_if`: given (an object, or null to clear) or not.
+    public var earlierIf: EarlierIf??
+    /// `calendar`: given (an object, or null to clear) or not.
+    public var calendar: AlarmCalendar??
 
     public init(
         time: AlarmTime? = nil, label: String? = nil, days: Set<Weekday>? = nil, enabled: Bool? = nil, sound: String? = nil,
@@ -46,7 +50,7 @@ public struct AlarmFields: Sendable, Hashable {
     /// The names `alarm/add` and `alarm/update` accept (besides `id`).
     public static let names: Set<String> = [
         "time", "label", "days", "enabled", "sound", "volume", "snooze_min", "fade_in_s", "ring_timeout_min", "skip_holidays",
-        "escalate_after_s", "escalate_sound", "sunrise_min", "lights", "briefing",
+        "escalate_after_s", "escalate_sound", "sunrise_min", "lights", "briefing", "earlier_if", "calendar",
     ]
 
     /// Reads and checks every field present; the first bad one is named in the error.
@@ -66,6 +70,19 @@ public struct AlarmFields: Sendable, Hashable {
         sunriseMinutes = try arguments.int("sunrise_min", in: Self.sunrises)
         lights = try arguments.bool("lights")
         briefing = try arguments.bool("briefing")
+        if let value = arguments.values["earlier_if"] { earlierIf = .some(try Self.earlierIf(value)) }
+        if let value = arguments.values["calendar"] { calendar = .some(try Self.calendar(value)) }
+    }
+
+    /// `earlier_if`: an object, or null (or all zero) for none.
+    static func earlierIf(_ value: JSONValue) throws(CommandError) -> EarlierIf? {
+        if value == .null { return nil }
+        let earlier = try EarlierIf(value)
+        return earlier.isOff ? nil : earlier
+    }
+
+    static func calendar(_ value: JSONValue) throws(CommandError) -> AlarmCalendar? {
+        value == .null ? nil : try AlarmCalendar(value)
     }
 
     /// `alarm` with the given fields laid over it.
@@ -86,6 +103,8 @@ public struct AlarmFields: Sendable, Hashable {
         if let sunriseMinutes { copy.sunriseMinutes = sunriseMinutes }
         if let lights { copy.lights = lights }
         if let briefing { copy.briefing = briefing }
+        if let earlierIf { copy.earlierIf = earlierIf }
+        if let calendar { copy.calendar = calendar }
         return copy
     }
 
@@ -230,6 +249,8 @@ extension Alarm {
             guard let on = value.boolValue else { throw .invalidField("briefing", "must be true or false") }
             briefing = on
         }
+        if let value = fields.values["earlier_if"] { earlierIf = try AlarmFields.earlierIf(value) }
+        if let value = fields.values["calendar"] { calendar = try AlarmFields.calendar(value) }
         if let skip = fields.values["skip_next"], skip != .null {
             guard let date = skip.stringValue else { throw .invalidField("skip_next", "must be a date or null") }
             skipNext = date

@@ -69,7 +69,7 @@ extension Configuration {
 
 extension ConfigurationSchema {
     /// The keys whose value may be a YAML list, item indices written `[]`.
-    public static let listPaths: Set<String> = ["buttons", "wake.lights", "wake.lights[].color_temp", "radio.stations"]
+    public static let listPaths: Set<String> = ["buttons", "wake.lights", "wake.lights[].color_temp", "radio.stations", "calendar.feeds"]
 
     /// The file's items of list `list` (`buttons`): by index, each the rest of its keys
     /// (`buttons[0].topic` → `[0: ["topic": …]]`; a scalar item is under `""`).

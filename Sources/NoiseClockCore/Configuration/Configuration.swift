@@ -96,6 +96,7 @@ public struct Configuration: Sendable, Hashable {
     public var radio = Radio()
     public var speech = Speech()
     public var weather = Weather()
+    public var calendar = CalendarFeeds()
 
     public var topics: Topics { Topics(base: mqtt.baseTopic, nodeID: node.id) }
 }
@@ -207,7 +208,7 @@ public enum ConfigurationSchema {
         ConfigKey(path: "display.longitude", kind: .optionalNumber(-180...180), defaultValue: "", secret: false),
         ConfigKey(path: "display.lux_topic", kind: .optionalTopic, defaultValue: "", secret: false),
         ConfigKey(path: "display.light_sensor", kind: .nonEmpty, defaultValue: "auto", secret: false),
-    ] + faceKeys + sessionKeys + wakeKeys + radioKeys + speechKeys + weatherKeys
+    ] + faceKeys + sessionKeys + wakeKeys + radioKeys + speechKeys + weatherKeys + calendarKeys
 
     /// Environment variables that are not keys but are still ours.
     public static let otherVariables: Set<String> = ["NOISECLOCK_CONFIG"]
@@ -300,6 +301,8 @@ public enum ConfigurationSchema {
         }
         let radio = try radio(resolved, file: file, fileName: fileName)
         unknown += radio.unknown
+        let calendar = try calendar(resolved, file: file, fileName: fileName)
+        unknown += calendar.unknown
         let configuration = Configuration(
             node: .init(id: string("node.id"), name: string("node.name")),
             mqtt: .init(
@@ -330,9 +333,11 @@ public enum ConfigurationSchema {
             meditations: .init(directory: string("meditations.dir")),
             homeAssistant: .init(alarmTimeEntity: .init(rawValue: string("homeassistant.alarm_time_entity")) ?? .text),
             wake: Configuration.Wake(holidays: try wake(resolved).holidays, lights: lamps.lamps), buttons: buttons.buttons, radio: radio.radio,
-            speech: try speech(resolved, fileName: fileName), weather: try weather(resolved, fileName: fileName))
+            speech: try speech(resolved, fileName: fileName), weather: try weather(resolved, fileName: fileName),
+            calendar: calendar.calendar)
         return ResolvedConfiguration(
-            configuration: configuration, values: keys.compactMap { resolved[$0.path] } + lamps.values + buttons.values + radio.values, unknownKeys: unknown)
+            configuration: configuration,
+            values: keys.compactMap { resolved[$0.path] } + lamps.values + buttons.values + radio.values + calendar.values, unknownKeys: unknown)
     }
 
     private static func derivedDefault(_ path: String, resolved: [String: ResolvedValue], hostname: String) -> String {

@@ -94,6 +94,33 @@ public enum ISOTime {
         return "\(local.date.iso)T\(twoDigits(local.hour)):\(twoDigits(local.minute)):\(twoDigits(local.second))"
             + "\(sign)\(twoDigits(hours)):\(twoDigits(minutes))"
     }
+
+    /// `2026-12-07T06:00`, with seconds and a fraction or not, with `Z` or `±HH:MM` or without
+    /// (then local to `zone`); nil for anything else.
+    public static func parse(_ text: String, in zone: Zone) -> Date? {
+        let parts = text.split(separator: "T", maxSplits: 1)
+        guard parts.count == 2, let date = CivilDate(iso: String(parts[0])) else { return nil }
+        var clock = Substring(parts[1]), offset: Int?
+        if clock.hasSuffix("Z") {
+            clock = clock.dropLast()
+            offset = 0
+        } else if let sign = clock.lastIndex(where: { $0 == "+" || $0 == "-" }) {
+            let zoneText = clock[clock.index(after: sign)...].split(separator: ":")
+            guard zoneText.count == 2, let hours = Int(zoneText[0]), let minutes = Int(zoneText[1]), hours < 24, minutes < 60 else { return nil }
+            offset = (clock[sign] == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
+            clock = clock[..<sign]
+        }
+        let fields = clock.split(separator: ":", omittingEmptySubsequences: false)
+        guard (2...3).contains(fields.count), let time = AlarmTime("\(fields[0]):\(fields[1])") else { return nil }
+        var seconds = 0.0
+        if fields.count == 3 {
+            guard let value = Double(fields[2]), value >= 0, value < 61, fields[2].first?.isNumber == true else { return nil }
+            seconds = value
+        }
+        guard let offset else { return AlarmSchedule.occurrence(of: time, on: date, in: zone).addingTimeInterval(seconds) }
+        let wall = Double(date.daysSinceEpoch * 86_400 + Int64(time.hour * 3600 + time.minute * 60)) + seconds
+        return Date(timeIntervalSince1970: wall - Double(offset))
+    }
 }
 
 extension DateNames {

@@ -4,20 +4,25 @@ public enum SkipReason: String, Sendable, Hashable {
     case dayOff = "day_off"
     case vacation
     case skipNext = "skip_next"
+    /// A calendar alarm on a day without an event, with `no_event: skip` (SPEC §17).
+    case noEvent = "no_event"
 }
 
 /// An occurrence kept quiet, and why; a public holiday brings its names.
 public struct Skip: Sendable, Hashable {
     public var reason: SkipReason
     public var holiday: Holiday?
+    /// A calendar's day off: the all-day event's title.
+    public var title: String?
 
-    public init(reason: SkipReason, holiday: Holiday? = nil) {
+    public init(reason: SkipReason, holiday: Holiday? = nil, title: String? = nil) {
         self.reason = reason
         self.holiday = holiday
+        self.title = title
     }
 
-    /// The holiday's name in `language`, nil for other reasons.
-    public func name(_ language: Language) -> String? { holiday?.name(language) }
+    /// The holiday's name in `language`, or the calendar event's title; nil for other reasons.
+    public func name(_ language: Language) -> String? { holiday?.name(language) ?? title }
 }
 
 /// The days alarms keep quiet (SPEC §12): a vacation pauses every alarm through its last day; an
@@ -34,6 +39,15 @@ public struct DaysOff: Sendable, Hashable {
     /// The holidays of `years`, by day (looked up without rules; other years are worked out).
     private let known: [Int64: Holiday]
     private let years: ClosedRange<Int>?
+    /// The calendars' coming days (SPEC §17): calendar alarms follow them; their all-day events
+    /// named in `calendarDaysOff` are days off.
+    public var agenda = Agenda()
+    /// `settings.wake.calendar_days_off`: keywords of all-day events that are days off.
+    public var calendarDaysOff: [String] = []
+    /// The weather `earlier_if` reads (nil: none known; the alarms ring at their own time).
+    public var weather: WeatherReport?
+    /// What `earlier_if` decided for each alarm's next occurrence (from `AlarmState`).
+    public var earlier: [String: EarlierDecision] = [:]
 
     /// No days off.
     public static let none = DaysOff()
@@ -98,13 +112,16 @@ public struct DaysOff: Sendable, Hashable {
     }
 
     public static func == (a: DaysOff, b: DaysOff) -> Bool {
-        a.calendar == b.calendar && a.dates == b.dates && a.vacationUntil == b.vacationUntil
+        a.calendar == b.calendar && a.dates == b.dates && a.vacationUntil == b.vacationUntil && a.agenda == b.agenda
+            && a.calendarDaysOff == b.calendarDaysOff && a.weather == b.weather && a.earlier == b.earlier
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(calendar)
         hasher.combine(dates)
         hasher.combine(vacationUntil)
+        hasher.combine(agenda)
+        hasher.combine(calendarDaysOff)
     }
 }
 

@@ -16,6 +16,13 @@ public struct WakeSettings: Sendable, Hashable {
     /// New alarms' sound (`sound`): an alarm tone's id or `radio:<station id>`; nil: the built-in
     /// default tone. Resolved against the catalog and the stations when set (`resolvingSound`).
     public var sound: String?
+    /// Keywords of the calendars' all-day events that are days off (SPEC §17): an all-day event
+    /// whose title contains one (any case) keeps calendar alarms, and alarms with
+    /// `skip_holidays`, quiet.
+    public var calendarDaysOff: [String] = Self.defaultCalendarDaysOff
+
+    public static let defaultCalendarDaysOff = ["vacation", "Urlaub", "Ferien"]
+    public static let maximumCalendarDaysOff = 20
 
     public init(
         skipHolidays: Bool = false, daysOff: [CivilDate] = [], vacationUntil: CivilDate? = nil, escalateAfterSeconds: Int = 0,
@@ -30,7 +37,7 @@ public struct WakeSettings: Sendable, Hashable {
         self.sound = sound
     }
 
-    public static let fields: Set<String> = ["skip_holidays", "days_off", "vacation_until", "escalate_after_s", "sunrise_min", "lights", "sound"]
+    public static let fields: Set<String> = ["skip_holidays", "days_off", "vacation_until", "escalate_after_s", "sunrise_min", "lights", "sound", "calendar_days_off"]
 
     public var json: JSONValue {
         [
@@ -38,12 +45,15 @@ public struct WakeSettings: Sendable, Hashable {
             "vacation_until": vacationUntil.map { .string($0.iso) } ?? .null,
             "escalate_after_s": .number(Double(escalateAfterSeconds)), "sunrise_min": .number(Double(sunriseMinutes)),
             "lights": .bool(lights), "sound": sound.map(JSONValue.string) ?? .null,
+            "calendar_days_off": .array(calendarDaysOff.map(JSONValue.string)),
         ]
     }
 
     /// The days alarms keep quiet, with the public holidays of `calendar` for `years`.
     public func daysOff(calendar: HolidayCalendar?, years: ClosedRange<Int>) -> DaysOff {
-        DaysOff(calendar: calendar, dates: Set(daysOff), vacationUntil: vacationUntil, years: years)
+        var days = DaysOff(calendar: calendar, dates: Set(daysOff), vacationUntil: vacationUntil, years: years)
+        days.calendarDaysOff = calendarDaysOff
+        return days
     }
 
     /// These settings with the members of `patch` laid over them; every member is checked and named
@@ -64,6 +74,7 @@ public struct WakeSettings: Sendable, Hashable {
             }
         }
         if let value = patch["days_off"] { next.daysOff = try Self.dates(value, field: fields.name("days_off")) }
+        if let value = patch["calendar_days_off"] { next.calendarDaysOff = try Self.keywords(value, field: fields.name("calendar_days_off")) }
         if let value = patch["vacation_until"] {
             if value == .null {
                 next.vacationUntil = nil
@@ -97,6 +108,20 @@ public struct WakeSettings: Sendable, Hashable {
             resolved["sound"] = .string(sound.id)
         }
         return resolved
+    }
+
+    /// Keywords: a list of 1-64 character texts, at most `maximumCalendarDaysOff`, repeats dropped.
+    public static func keywords(_ value: JSONValue, field: String) throws(CommandError) -> [String] {
+        guard case .array(let items) = value else { throw .invalidField(field, "must be a list of words such as [\"Urlaub\", \"vacation\"]") }
+        var words: [String] = []
+        for item in items {
+            guard let text = item.stringValue, (1...64).contains(text.count) else {
+                throw .invalidField(field, "each keyword is 1 to 64 characters; not \(item.serialized)")
+            }
+            if !words.contains(text) { words.append(text) }
+        }
+        guard words.count <= maximumCalendarDaysOff else { throw .invalidField(field, "at most \(maximumCalendarDaysOff) keywords") }
+        return words
     }
 
     /// A list of ISO dates, sorted, without repeats; at most `DaysOff.maximumCount`.

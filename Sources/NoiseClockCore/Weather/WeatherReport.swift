@@ -23,10 +23,15 @@ public struct WeatherReport: Sendable, Hashable {
     public var updatedAt: Date
     /// `open-meteo` or `mqtt`.
     public var source: String
+    /// Today and the days after it, as far as the source says (Open-Meteo: three).
+    public var days: [ForecastDay]
+    /// The coming hours, as far as the source says (Open-Meteo: three days'): for `earlier_if`.
+    public var hours: [ForecastHour]
 
     public init(
         condition: WeatherCondition, temperature: Double? = nil, feelsLike: Double? = nil, low: Double? = nil, high: Double? = nil,
-        precipitationProbability: Int? = nil, wind: Double? = nil, units: Units = .metric, updatedAt: Date, source: String
+        precipitationProbability: Int? = nil, wind: Double? = nil, units: Units = .metric, updatedAt: Date, source: String,
+        days: [ForecastDay] = [], hours: [ForecastHour] = []
     ) {
         self.condition = condition
         self.temperature = temperature
@@ -38,6 +43,8 @@ public struct WeatherReport: Sendable, Hashable {
         self.units = units
         self.updatedAt = updatedAt
         self.source = source
+        self.days = days
+        self.hours = hours
     }
 
     /// Weather older than this is shown as stale, never as now.
@@ -56,7 +63,7 @@ public struct WeatherReport: Sendable, Hashable {
             "precipitation_probability": precipitationProbability.map { .number(Double($0)) } ?? .null,
             "wind_kmh": number(units == .metric ? wind : wind.map { $0 * 1.609_344 }), "units": .string(units.rawValue),
             "updated_at": .string(iso(updatedAt)), "stale": .bool(isStale(at: now)), "source": .string(source),
-            "error": error.map { .string($0) } ?? .null,
+            "error": error.map { .string($0) } ?? .null, "days": .array(days.map { $0.json() }),
         ]
     }
 
@@ -87,7 +94,10 @@ extension WeatherReport {
             "condition": .number(Double(condition.code)), "temperature": number(temperature), "feels_like": number(feelsLike),
             "low": number(low), "high": number(high), "precipitation_probability": precipitationProbability.map { .number(Double($0)) } ?? .null,
             "wind": number(wind), "units": .string(units.rawValue), "updated_at": .number(updatedAt.timeIntervalSince1970),
-            "source": .string(source),
+            "source": .string(source), "days": .array(days.map { $0.json() }),
+            "hours": .array(hours.map { hour in
+                ["start": .number(hour.start.timeIntervalSince1970), "condition": .number(Double(hour.condition.code)), "temperature": number(hour.temperature)]
+            }),
         ]
     }
 
@@ -103,7 +113,31 @@ extension WeatherReport {
             feelsLike: OpenMeteo.finite(members["feels_like"]?.numberValue), low: OpenMeteo.finite(members["low"]?.numberValue),
             high: OpenMeteo.finite(members["high"]?.numberValue), precipitationProbability: members["precipitation_probability"]?.intValue,
             wind: members["wind"]?.numberValue, units: members["units"]?.stringValue.flatMap(Units.init(rawValue:)) ?? .metric,
-            updatedAt: Date(timeIntervalSince1970: updated), source: members["source"]?.stringValue ?? "open-meteo")
+            updatedAt: Date(timeIntervalSince1970: updated), source: members["source"]?.stringValue ?? "open-meteo",
+            days: Self.storedDays(members["days"]), hours: Self.storedHours(members["hours"]))
+    }
+
+    /// The stored days; one that cannot be read is left out (it is a forecast, not the user's).
+    static func storedDays(_ value: JSONValue?) -> [ForecastDay] {
+        guard case .array(let items)? = value else { return [] }
+        return items.compactMap { item in
+            guard let members = item.objectValue, let date = members["date"]?.stringValue.flatMap(CivilDate.init(iso:)),
+                  let condition = members["condition"]?.intValue.flatMap(WeatherCondition.init(code:))
+            else { return nil }
+            return ForecastDay(
+                date: date, condition: condition, low: OpenMeteo.finite(members["low"]?.numberValue), high: OpenMeteo.finite(members["high"]?.numberValue),
+                precipitationProbability: members["precipitation_probability"]?.intValue)
+        }
+    }
+
+    static func storedHours(_ value: JSONValue?) -> [ForecastHour] {
+        guard case .array(let items)? = value else { return [] }
+        return items.compactMap { item in
+            guard let members = item.objectValue, let start = members["start"]?.numberValue,
+                  let condition = members["condition"]?.intValue.flatMap(WeatherCondition.init(code:))
+            else { return nil }
+            return ForecastHour(start: Date(timeIntervalSince1970: start), condition: condition, temperature: OpenMeteo.finite(members["temperature"]?.numberValue))
+        }
     }
 
     /// `B/weather` before any weather is known: the source, and why there is none yet.
@@ -111,7 +145,7 @@ extension WeatherReport {
         [
             "condition": nil, "kind": nil, "names": nil, "temperature": nil, "feels_like": nil, "low": nil, "high": nil,
             "precipitation_probability": nil, "wind_kmh": nil, "units": nil, "updated_at": nil, "stale": true, "source": .string(source),
-            "error": error.map { .string($0) } ?? .null,
+            "error": error.map { .string($0) } ?? .null, "days": [],
         ]
     }
 }

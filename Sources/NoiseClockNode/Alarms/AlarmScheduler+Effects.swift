@@ -139,7 +139,7 @@ extension AlarmScheduler {
     func json(of alarm: Alarm, now: Date, zone: Zone, daysOff: DaysOff, language: Language) -> JSONValue {
         var members = alarm.json(nextFire: nextFires[alarm.id].map { ISOTime.string($0, in: zone) }).objectValue ?? [:]
         // Only an alarm something can keep quiet is looked through (a month of occurrences each minute).
-        let mayBeQuiet = alarm.skipHolidays || alarm.skipNext != nil || daysOff.vacationUntil != nil
+        let mayBeQuiet = alarm.skipHolidays || alarm.skipNext != nil || daysOff.vacationUntil != nil || alarm.calendar != nil
         let skip = mayBeQuiet ? AlarmSchedule.nextSkip(of: alarm, after: now, in: zone, daysOff: daysOff, days: 31) : nil
         members["next_skip"] = skip.map { skip in
             [
@@ -147,7 +147,15 @@ extension AlarmScheduler {
                 "name": skip.skip.name(language).map { .string($0) } ?? .null,
             ]
         } ?? .null
+        members["next"] = move(of: alarm, now: now, zone: zone, daysOff: daysOff)?.json { ISOTime.string($0, in: zone) } ?? .null
         return .object(members)
+    }
+
+    /// Why the next ring of `alarm` is not at its own time (a calendar, the weather), or nil.
+    func move(of alarm: Alarm, now: Date, zone: Zone, daysOff: DaysOff) -> AlarmMove? {
+        guard alarm.calendar != nil || alarm.earlierIf != nil else { return nil }
+        let after = max(now, state.book.lastHandled[alarm.id] ?? now)
+        return AlarmSchedule.nextPlan(of: alarm, after: after, in: zone, daysOff: state.context(daysOff))?.move
     }
 
     /// The days off in force: `settings.wake` with the public holidays of `wake.holidays`, for the
@@ -155,6 +163,13 @@ extension AlarmScheduler {
     func daysOff(now: Date, zone: Zone) -> DaysOff {
         let wake = time.settings.current.wake
         let year = LocalTime(now, in: zone).date.year
+        var daysOff = made(wake: wake, year: year)
+        daysOff.agenda = agenda
+        daysOff.weather = weather
+        return daysOff
+    }
+
+    private func made(wake: WakeSettings, year: Int) -> DaysOff {
         if let made = daysOffMade, made.wake == wake, made.year == year { return made.daysOff }
         let daysOff = wake.daysOff(calendar: holidays, years: (year - 1)...(year + 2))
         daysOffMade = (wake, year, daysOff)
@@ -212,12 +227,15 @@ extension AlarmScheduler {
         let minute = Int64((now.timeIntervalSince1970 / 60).rounded(.down))
         let value: JSONValue
         if let (id, instant) = AlarmClockwork.soonest(nextFires), let alarm = try? state.book.alarm(id) {
-            value = [
+            var members: [String: JSONValue] = [
                 "id": .string(id), "label": .string(alarm.label), "fires_at": iso(instant, zone),
                 "in_s": .number(max(0, instant.timeIntervalSince(now).rounded(.down))),
             ]
+            let move = move(of: alarm, now: now, zone: zone, daysOff: daysOff(now: now, zone: zone)) ?? AlarmMove()
+            for (key, value) in move.json(iso: { ISOTime.string($0, in: zone) }).objectValue ?? [:] { members[key] = value }
+            value = .object(members)
         } else {
-            value = ["id": nil, "label": nil, "fires_at": nil, "in_s": nil]
+            value = ["id": nil, "label": nil, "fires_at": nil, "in_s": nil, "earlier_by_min": 0, "reason": nil, "event": nil]
         }
         var identity = value.objectValue ?? [:]
         identity["in_s"] = nil

@@ -38,6 +38,9 @@ public final class AlarmScheduler {
     let lamps: WakeLamps?
     /// The days off in force, made again when `settings.wake` or the year changes.
     var daysOffMade: (wake: WakeSettings, year: Int, daysOff: DaysOff)?
+    /// The weather `earlier_if` reads, and the calendars' coming days (SPEC §17).
+    var weather: WeatherReport?
+    var agenda = Agenda()
     /// What `B/holidays` was last made from (the local date, the days off, the language).
     var publishedHolidays: (CivilDate, DaysOff, Language)?
     let logger: Logger
@@ -93,6 +96,16 @@ public final class AlarmScheduler {
         self.logger = logger
         // Days off and the vacation are settings: a change is looked at at once.
         hub.signals.subscribe { [wakeUp] signal in if case .settings = signal { wakeUp.wake() } }
+        // The weather and the calendars move alarms (SPEC §17): looked at as soon as they change.
+        hub.signals.subscribe { [weak self] signal in
+            guard let self else { return }
+            switch signal {
+            case .weather(let report): weather = report
+            case .agenda(let agenda): self.agenda = agenda
+            default: return
+            }
+            wakeUp.wake()
+        }
         hub.signals.subscribe { [weak self] signal in
             guard case .audioFailed(let failure) = signal, let self, failure != audioFailure else { return }
             audioFailure = failure

@@ -87,7 +87,7 @@ public final class DisplayController {
         case .alarmRinging(let on): changed = Self.replace(&rings.alarm, with: on)
         case .timerRinging(let on): changed = Self.replace(&rings.timer, with: on)
         case .settings: changed = true
-        case .alarms, .audioFailed, .radioStations, .briefing, .weather: changed = false
+        case .alarms, .audioFailed, .radioStations, .briefing, .weather, .agenda: changed = false
         case .wake(let light): changed = Self.replace(&wakeLight, with: light)
         case .bedtime(let light): changed = Self.replace(&bedtimeLight, with: light)
         case .kids(let shown): changed = Self.replace(&kids, with: shown)

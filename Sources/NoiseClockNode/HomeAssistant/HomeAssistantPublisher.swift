@@ -86,7 +86,7 @@ public final class HomeAssistantPublisher {
             case .settings(let settings): languageChanged(settings.language)
             case .alarms(let alarms): alarmsChanged(alarms)
             case .radioStations(let stations): stationsChanged(stations)
-            case .alarmRinging, .timerRinging, .wake, .bedtime, .kids, .nightLight, .audioFailed, .briefing, .weather: break
+            case .alarmRinging, .timerRinging, .wake, .bedtime, .kids, .nightLight, .audioFailed, .briefing, .weather, .agenda: break
             }
         }
     }

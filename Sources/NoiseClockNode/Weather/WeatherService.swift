@@ -56,7 +56,7 @@ public final class WeatherService {
     public func received(_ payload: [UInt8]) {
         guard configuration.source == .mqtt else { return }
         do throws(OpenMeteo.AnswerError) {
-            adopt(try PublishedWeather.report(payload, units: configuration.units, at: time.now()))
+            adopt(try PublishedWeather.report(payload, units: configuration.units, at: time.now(), zone: time.zone()))
         } catch {
             logger.warning("published weather refused", metadata: ["topic": "\(configuration.topic)", "error": "\(error)"])
             self.error = error.reason
@@ -84,7 +84,7 @@ public final class WeatherService {
                 let response = try await HTTPClient().fetch(url, limits: Self.limits)
                 let parsed: Result<WeatherReport, OpenMeteo.AnswerError>
                 do throws(OpenMeteo.AnswerError) {
-                    parsed = .success(try OpenMeteo.report(response.body, units: configuration.units, at: time.now()))
+                    parsed = .success(try OpenMeteo.report(response.body, units: configuration.units, at: time.now(), zone: time.zone()))
                 } catch {
                     parsed = .failure(error)
                 }
