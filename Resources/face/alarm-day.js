@@ -27,14 +27,15 @@ export function whyText(a) {
 /** The editor's sections; `change(patch)` marks the draft changed. */
 export function daySections(draft, change, f) {
   const earlier = { snow: 0, ice: 0, rain: 0, ...(draft.earlier_if || {}) };
-  const minutes = (v) => (v ? t("unit.min", { count: v }) : t("editor.off"));
+  // Numbers alone, so the six fit one row on a phone; the field's label says they are minutes.
+  const minutes = (v) => (v ? { value: v, label: String(v), ariaLabel: t("unit.min", { count: v }) } : { value: 0, label: t("editor.off") });
   const setEarlier = (k, v) => {
     earlier[k] = v;
     change({ earlier_if: earlier.snow || earlier.ice || earlier.rain ? { ...earlier } : null });
   };
   const weather = section(t("editor.earlier_if"), h("p", { class: "hint", text: t("editor.earlier_if.hint") }),
     ...["snow", "ice", "rain"].map((k) => f("earlier_if." + k, t("editor.earlier." + k),
-      segmented(t("editor.earlier." + k), withValue(EARLIER, earlier[k]).map((v) => ({ value: v, label: minutes(v) })), earlier[k], (v) => setEarlier(k, v)))));
+      segmented(t("editor.earlier." + k), withValue(EARLIER, earlier[k]).map(minutes), earlier[k], (v) => setEarlier(k, v)))));
   const feeds = (store.state.calendar?.feeds || []).map((x) => x.id).filter(Boolean);
   if (!feeds.length) return [weather];
   const cal = { ...CALENDAR, ...(draft.calendar || {}) };

@@ -1629,8 +1629,13 @@ def check_day_alarms(face, args):
     """The alarm editor's Earlier if sets the alarm's earlier_if on the node; the list says why an
     alarm moved, from each alarm's `next` in B/alarms; the calendar section offers B/calendar's feeds."""
     en = catalog(face, "en")
-    publish(args, {"condition": "snowy", "temperature": -2, "low": -5, "high": 1, "precipitation_probability": 70})
-    added = face.cmd("alarm/add", {"time": "06:40", "label": "Early", "days": DAYS})
+    # Snow forecast hour by hour for the next twelve (Home Assistant's weather.get_forecasts shape),
+    # and an alarm in two hours: within the 8 hours in which the node decides.
+    local = datetime.fromisoformat(face.state()["clock"]["iso"]).replace(minute=0, second=0, microsecond=0)
+    hours = [{"datetime": datetime.fromtimestamp(local.timestamp() + i * 3600, local.tzinfo).isoformat(), "condition": "snowy", "temperature": -3}
+             for i in range(12)]
+    publish(args, {"condition": "snowy", "temperature": -2, "low": -5, "high": 1, "precipitation_probability": 70, "forecast": hours})
+    added = face.cmd("alarm/add", {"time": node_hhmm(face, 120), "label": "Early", "days": DAYS})
     alarm_id = (added.get("data") or {}).get("id") or next((a["id"] for a in node_state_list(face, "alarms") if a.get("label") == "Early"), None)
     face.size(480, 800)
     open_panel(face, "alarms")
@@ -1679,6 +1684,7 @@ def check_day_alarms(face, args):
     face.shot("face-alarms-why-390x844")
     face.size(1280, 800)
     face.click("#sheet-close")
+    face.cmd("alarm/disable", {"id": alarm_id})  # the stale weather's three hours would pass it
 
 
 # --- the radio (SPEC §15)
