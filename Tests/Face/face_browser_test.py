@@ -26,6 +26,14 @@ state only through the node's own API (POST /api/cmd/VERB) and puts the settings
                       meditation, library, daysoff, sunrise, bedtime, kids, lamp, pages, speech,
                       radio, idle, german, switch), e.g. to take screenshots. With speech and
                       --check-ringing, the ringing alarm has a briefing: its text is looked for after.
+--only weather        the day (SPEC §17), run only when named: the node's weather.source is mqtt and
+                      --mqtt-port gives its broker (--weather-topic, default t/wx): no report, no
+                      overlay; a published one beside the date with its temperature, low and high
+                      and the icon of its kind (every kind), at the six sizes, red, German; stale after
+                      the node's clock moves three hours on (dimmed, "as of"); the alarm editor's
+                      Earlier if saved to the node, the list saying why the node moved the alarm
+                      (an hourly snow forecast published with the report), the calendar section
+                      there exactly when B/calendar has feeds.
 --radio-live ID       the node's station that plays (a real stream), with --radio-title its ICY
                       title: the radio checks play it and look for the title on the clock.
 The language checks (SPEC §11): in German, every screen of the face (the clock with its overlays,
@@ -1585,7 +1593,8 @@ def check_weather(face, args):
     colours = face.js("""const w = document.getElementById('weather');
         return [w, ...w.querySelectorAll('span, svg')].map((e) => [getComputedStyle(e).color, getComputedStyle(e).stroke]).flat()
           .filter((c) => c && c !== 'none');""")
-    report("weather: in the red theme red alone", all(re.fullmatch(r"rgba?\(\d+, 0, 0(, [\d.]+)?\)", c) for c in colours), json.dumps(colours))
+    report("weather: in the red theme red alone", all(re.fullmatch(r"rgba?\(\d+, 0, 0(, [\d.]+)?\)|currentcolor", c, re.I) for c in colours),
+           json.dumps(colours))
     for w_, h_ in face.sizes([(800, 480), (480, 800), (1280, 800)]):
         face.size(w_, h_)
         face.shot(f"face-weather-red-{w_}x{h_}")
@@ -1604,12 +1613,14 @@ def check_weather(face, args):
     face.size(1280, 800)
     # Three hours and a few minutes on, the node says the report is stale: dimmed, "Stand 07:00".
     published = node_state(face, "weather")["updated_at"]
-    face.set_node_time(time.time() + (face.clock_offset or 0) + 3 * 3600 + 300)
-    stale = face.until(lambda: node_state(face, "weather").get("stale") is True and (weather_shown(face) or {}).get("old"), 60)
+    face.set_node_time(datetime.fromisoformat(face.state()["clock"]["iso"]).timestamp() + 3 * 3600 + 300)
+    opacity = lambda: float(face.js("return getComputedStyle(document.getElementById('weather')).opacity"))
+    # Dimmed over the overlays' 0.4 s fade.
+    stale = face.until(lambda: node_state(face, "weather").get("stale") is True and (weather_shown(face) or {}).get("old") and opacity() < 0.45, 60)
     hhmm = datetime.fromisoformat(published).strftime("%H:%M")
     w = weather_shown(face) or {}
-    report("weather: stale, it is dimmed and says when it is from (German)", stale and w["as_of"] == de["weather.as_of"].replace("{time}", hhmm)
-           and float(face.js("return getComputedStyle(document.getElementById('weather')).opacity")) < 0.5, json.dumps(w))
+    report("weather: stale, it is dimmed and says when it is from (German)", stale and w["as_of"] == de["weather.as_of"].replace("{time}", hhmm),
+           f"opacity {opacity()}: {json.dumps(w)}")
     for w_, h_ in face.sizes([(800, 480), (1280, 800)]):
         face.size(w_, h_)
         face.shot(f"de-weather-stale-{w_}x{h_}")
@@ -1684,7 +1695,7 @@ def check_day_alarms(face, args):
     face.shot("face-alarms-why-390x844")
     face.size(1280, 800)
     face.click("#sheet-close")
-    face.cmd("alarm/disable", {"id": alarm_id})  # the stale weather's three hours would pass it
+    face.cmd("alarm/disable", {"id": alarm_id})  # it would ring under the disconnection check
 
 
 # --- the radio (SPEC §15)
@@ -2419,8 +2430,8 @@ def main():
                         face.logs()
                 # The day (SPEC §17) when asked for by name: it needs a node with weather.source mqtt.
                 if "weather" in only:
-                    check_day_alarms(face, args)
                     check_weather(face, args)
+                    check_day_alarms(face, args)
                     face.logs()
                 if run("idle"):
                     face.cmd("timer/cancel")
@@ -2485,8 +2496,8 @@ def run_webkit(face, args, run):
         if speech:
             check_speech(face)
         if "weather" in args.only.split(","):
-            check_day_alarms(face, args)
             check_weather(face, args)
+            check_day_alarms(face, args)
         if run("idle"):
             face.cmd("timer/cancel")
             check_idle(face, before.get("show_seconds", False))

@@ -122,11 +122,13 @@ enum FaceBrowserScript {
             // When the script reaches its ringing check, it sets the node's clock (libfaketime's
             // offset file) to 2 s before 07:30; later it may move it on to make a German alarm ring.
             let ringAt = try at("2026-06-15T07:29:58+02:00").timeIntervalSince1970
+            // The pictures go with the test's folder, or to NOISECLOCK_SCREENSHOTS (e.g. docs/screenshots) to be kept.
+            let shots = ProcessInfo.processInfo.environment["NOISECLOCK_SCREENSHOTS"].flatMap { $0.isEmpty ? nil : $0 } ?? directory
             // At the lowest priority: a browser rendering several sizes would otherwise take both cores
             // from the other tests' brokers, nodes and clients, which run meanwhile.
             let script = try ChildProcess(
                 "/usr/bin/nice",
-                ["-n", "19", "/usr/bin/python3", path, "--url", "http://127.0.0.1:\(port)/"] + (screenshots ? ["--screenshots", directory] : [])
+                ["-n", "19", "/usr/bin/python3", path, "--url", "http://127.0.0.1:\(port)/"] + (screenshots ? ["--screenshots", shots] : [])
                     + (ringing ? ["--check-ringing", "--ring-at", "\(ringAt)", "--ringing-timeout", "30"] : [])
                     + ["--clock-file", clock.file, "--check-disconnect", "--mqtt-port", "\(node.port)"] + arguments,
                 logPath: "\(directory)/browser.log")
