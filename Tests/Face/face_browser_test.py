@@ -1640,14 +1640,18 @@ def check_day_alarms(face, args):
     """The alarm editor's Earlier if sets the alarm's earlier_if on the node; the list says why an
     alarm moved, from each alarm's `next` in B/alarms; the calendar section offers B/calendar's feeds."""
     en = catalog(face, "en")
-    # Snow forecast hour by hour for the next twelve (Home Assistant's weather.get_forecasts shape),
-    # and an alarm in two hours: within the 8 hours in which the node decides.
-    local = datetime.fromisoformat(face.state()["clock"]["iso"]).replace(minute=0, second=0, microsecond=0)
-    hours = [{"datetime": datetime.fromtimestamp(local.timestamp() + i * 3600, local.tzinfo).isoformat(), "condition": "snowy", "temperature": -3}
+    # The evening before: 23:00 by the node's clock, a weekday alarm at 06:30 (within the 8 hours in
+    # which the node decides) and snow forecast hour by hour for the next twelve (Home Assistant's
+    # weather.get_forecasts shape).
+    evening = datetime.fromisoformat(face.state()["clock"]["iso"]).replace(hour=23, minute=0, second=0, microsecond=0)
+    face.set_node_time(evening.timestamp())
+    face.until(lambda: face.state()["clock"]["iso"][11:13] == "23", 90)
+    hours = [{"datetime": datetime.fromtimestamp(evening.timestamp() + i * 3600, evening.tzinfo).isoformat(), "condition": "snowy", "temperature": -3}
              for i in range(12)]
     publish(args, {"condition": "snowy", "temperature": -2, "low": -5, "high": 1, "precipitation_probability": 70, "forecast": hours})
-    added = face.cmd("alarm/add", {"time": node_hhmm(face, 120), "label": "Early", "days": DAYS})
-    alarm_id = (added.get("data") or {}).get("id") or next((a["id"] for a in node_state_list(face, "alarms") if a.get("label") == "Early"), None)
+    face.cmd("alarm/add", {"time": "08:30", "label": "Weekend", "days": ["sat", "sun"]})
+    added = face.cmd("alarm/add", {"time": "06:30", "label": "Work", "days": DAYS[:5]})
+    alarm_id = (added.get("data") or {}).get("id") or next((a["id"] for a in node_state_list(face, "alarms") if a.get("label") == "Work"), None)
     face.size(480, 800)
     open_panel(face, "alarms")
     face.click(f'[data-key="edit-{alarm_id}"]')
@@ -1693,6 +1697,17 @@ def check_day_alarms(face, args):
     face.shot("face-alarms-why-480x800")
     face.size(390, 844)
     face.shot("face-alarms-why-390x844")
+    # In German: „06:10 · 20 Min. früher: Schnee“.
+    de = catalog(face, "de")
+    face.cmd("settings", {"language": "de"})
+    word = de["alarms.why.earlier"].split("{count}")[1].split("{reason}")[0]
+    german = face.until(lambda: word in (text(face, f'[data-key="edit-{alarm_id}"] .alarm-why') or ""), 10)
+    report("day: the alarm list says why in German", german and (text(face, f'[data-key="edit-{alarm_id}"] .alarm-why') or "").endswith(
+        de["alarms.reason.snow"]), str(text(face, f'[data-key="edit-{alarm_id}"] .alarm-why')))
+    face.size(480, 800)
+    face.shot("de-alarms-why-480x800")
+    face.cmd("settings", {"language": "en"})
+    face.until(lambda: face.js("return document.documentElement.lang") == "en")
     face.size(1280, 800)
     face.click("#sheet-close")
     face.cmd("alarm/disable", {"id": alarm_id})  # it would ring under the disconnection check

@@ -305,7 +305,8 @@ struct FaceBrowserTests {
         let names = results.map(\.name)
         for expected in FaceBrowserScript.weatherChecks + [
             "weather: beside the date, clear of the time, on the screen, at the six sizes", "weather: in German, named in German, at the six sizes",
-            "weather: stale, in English \"as of\"", "no message key missing from the catalog", "no console errors",
+            "weather: stale, in English \"as of\"", "day: the alarm list says why in German", "no message key missing from the catalog",
+            "no console errors",
         ] {
             #expect(names.contains(expected), "no check \"\(expected)\" ran:\n\(names)")
         }
