@@ -224,46 +224,7 @@ public final class SpeechProcess: Sendable {
         return (framesOut == 0 ? SpeechError("the speech engine wrote no sound") : nil, true)
     }
 
-    private func spawn(stdin: Int32, stdout: Int32) -> Result<pid_t, SpawnFailure> {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        _ = Spawning.closeInheritedDescriptors(&actions)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        // A group of its own: `sh -c` and whatever it starts are stopped together.
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-        var environment: [String: String] = [:]
-        var index = 0
-        while let entry = environ[index] {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") { environment[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
-            index += 1
-        }
-        for (key, value) in job.environment { environment[key] = value }
-        let argv: [UnsafeMutablePointer<CChar>?] = job.arguments.map { $0.withCString { strdup($0) } } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { "\($0.key)=\($0.value)".withCString { strdup($0) } } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, job.arguments.first ?? "", &actions, &attributes, argv, envp)
-        return rc == 0 ? .success(pid) : .failure(SpawnFailure(code: rc))
-    }
-
-    /// An error number from `posix_spawn`.
-    struct SpawnFailure: Error {
-        var code: Int32
+    private func spawn(stdin: Int32, stdout: Int32) -> Result<pid_t, Spawning.SpawnFailure> {
+        Spawning.spawn(job.arguments, environment: job.environment, stdin: stdin, stdout: stdout)
     }
 }

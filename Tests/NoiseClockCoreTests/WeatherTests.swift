@@ -53,6 +53,10 @@ struct WeatherTests {
             "condition": 71, "kind": "snow", "names": ["en": "Slight snowfall", "de": "Leichter Schneefall"], "temperature": -1.4,
             "feels_like": -5.2, "low": -3.8, "high": 1.6, "precipitation_probability": 85, "wind_kmh": 14.8, "units": "metric",
             "updated_at": "2026-12-06T07:00:00+01:00", "stale": false, "source": "open-meteo", "error": nil,
+            "days": [
+                ["date": "2026-12-06", "condition": 73, "kind": "snow", "low": -3.8, "high": 1.6, "precipitation_probability": 85],
+                ["date": "2026-12-07", "condition": 3, "kind": "cloudy", "low": -1.0, "high": 3.2, "precipitation_probability": 10],
+            ],
         ])
         #expect(report.json(at: now.addingTimeInterval(3 * 3600 + 1)) { _ in "" } == json.replacingStale(true))
         #expect(try WeatherReport(stored: report.stored) == report, "weather.json round-trips")
@@ -86,6 +90,23 @@ struct WeatherTests {
         #expect { _ = try PublishedWeather.report(Array(#"{"condition":"volcano"}"#.utf8), units: .metric, at: now) } throws: {
             ($0 as? OpenMeteo.AnswerError)?.reason.contains("condition") == true
         }
+    }
+
+    @Test("the forecast: Open-Meteo's days and hours (local times read in the node's zone), Home Assistant's hourly forecast; both stored")
+    func forecast() throws {
+        let berlin = try #require(Zone(identifier: "Europe/Berlin"))
+        #expect(OpenMeteo.url(base: OpenMeteo.defaultBase, latitude: 1, longitude: 2, units: .metric).contains("hourly=weather_code,temperature_2m"))
+        let hourly = answer.replacingOccurrences(
+            of: #""precipitation_probability_max":[85,10]}}"#,
+            with: #""precipitation_probability_max":[85,10]},"hourly":{"time":["2026-12-07T05:00","2026-12-07T06:00","bad"],"weather_code":[71,999,3],"temperature_2m":[-2.5,-2]}}"#)
+        let report = try OpenMeteo.report(Array(hourly.utf8), units: .metric, at: now, zone: berlin)
+        #expect(report.days.map(\.date.iso) == ["2026-12-06", "2026-12-07"] && report.days.map(\.condition.code) == [73, 3])
+        #expect(report.hours.map(\.start) == [Date(timeIntervalSince1970: 1_796_616_000)], "05:00 in Berlin is 04:00 UTC; code 999 and a bad time are left out")
+        #expect(report.hours.first?.temperature == -2.5 && report.hours.first?.condition.kind == .snow)
+        #expect(try WeatherReport(stored: report.stored) == report, "days and hours round-trip through weather.json")
+        let published = #"{"condition":"cloudy","temperature":1,"forecast":[{"datetime":"2026-12-07T06:00:00+01:00","condition":"snowy","temperature":-1},{"datetime":"later","condition":"rainy"},{"datetime":"2026-12-07T07:00:00+01:00","condition":"volcano"}]}"#
+        let mqtt = try PublishedWeather.report(Array(published.utf8), units: .metric, at: now, zone: berlin)
+        #expect(mqtt.hours.count == 1 && mqtt.hours.first?.start == Date(timeIntervalSince1970: 1_796_619_600) && mqtt.hours.first?.condition.kind == .snow)
     }
 
     @Test("the briefing's sentence in both languages, below zero too; stale weather is not said")

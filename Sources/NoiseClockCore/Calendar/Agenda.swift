@@ -133,3 +133,21 @@ public struct Agenda: Sendable, Hashable {
         ])
     }
 }
+
+extension Agenda {
+    /// What the briefing says of `day` (SPEC §16, §17): the first timed event of each feed, at
+    /// most three, in order: "First today: Dentist at seven thirty." / "Heute zuerst: Zahnarzt um
+    /// sieben Uhr dreißig." nil without events.
+    public func briefing(on day: CivilDate, zone: Zone, _ language: Language) -> String? {
+        let firsts = feeds.values.compactMap { $0.firstEvent(on: day, keyword: "", in: zone) }
+            .sorted { ($0.start, $0.title) < ($1.start, $1.title) }.prefix(3)
+        guard !firsts.isEmpty else { return nil }
+        let items = firsts.map { first -> String in
+            let local = LocalTime(first.start, in: zone)
+            let time = NumberWords.time(hour: local.hour, minute: local.minute, language)
+            let title = first.title.isEmpty ? (language == .de ? "ein Termin" : "an event") : first.title
+            return language == .de ? "\(title) um \(time)" : "\(title) at \(time)"
+        }
+        return (language == .de ? "Heute zuerst: " : "First today: ") + items.joined(separator: ", ") + "."
+    }
+}

@@ -98,6 +98,12 @@ public struct AlarmMove: Sendable, Hashable {
         public var feed: String
         public var title: String
         public var start: Date
+
+        public init(feed: String, title: String, start: Date) {
+            self.feed = feed
+            self.title = title
+            self.start = start
+        }
     }
 
     public var earlierBy: Int

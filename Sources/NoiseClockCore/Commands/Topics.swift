@@ -87,4 +87,6 @@ public enum StateTopic {
     public static let speech = "speech"
     /// The weather now and today (SPEC §17).
     public static let weather = "weather"
+    /// The calendars' next seven days (SPEC §17).
+    public static let calendar = "calendar"
 }

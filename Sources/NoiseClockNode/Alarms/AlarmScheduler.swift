@@ -65,6 +65,8 @@ public final class AlarmScheduler {
     nonisolated let wakeUp = WakeUp()
     /// Alarms that wake to a station (`sound: "radio:<id>"`); nil without audio.
     let radio: AlarmRadio?
+    /// The ids of `calendar.feeds`: what an alarm's `calendar.feed` may name.
+    nonisolated let calendarFeeds: [String]
     /// Why the audio output fails (the engine keeps trying it); nil while it works.
     var audioFailure: String?
     /// Whether this ring's `alarm_failed` was sent (again at the next ring, after a snooze).
@@ -81,8 +83,10 @@ public final class AlarmScheduler {
 
     public nonisolated init(
         state: State, writer: StoreWriter, hub: StateHub, time: NodeTime, arbiter: AudioArbiter?, library: SoundLibrary,
-        alarms: Configuration.Alarms, holidays: HolidayCalendar? = nil, lamps: WakeLamps? = nil, radio: AlarmRadio? = nil, logger: Logger
+        alarms: Configuration.Alarms, holidays: HolidayCalendar? = nil, lamps: WakeLamps? = nil, radio: AlarmRadio? = nil,
+        calendarFeeds: [String] = [], logger: Logger
     ) {
+        self.calendarFeeds = calendarFeeds
         self.ledger = Ledger(Self.documentName, state, writer: writer) { $0.stored }
         self.radio = radio
         self.holidays = holidays
@@ -115,10 +119,18 @@ public final class AlarmScheduler {
 
     // MARK: Verbs
 
+    /// An alarm's `calendar` names a feed of `calendar.feeds`.
+    func checkFeed(_ calendar: AlarmCalendar??) throws(CommandError) {
+        guard case .some(.some(let rule)) = calendar, !calendarFeeds.contains(rule.feed) else { return }
+        let known = calendarFeeds.isEmpty ? "there are none in calendar.feeds" : "calendar.feeds has \(calendarFeeds.joined(separator: ", "))"
+        throw .invalidField("calendar.feed", "names no feed: \(rule.feed) (\(known))")
+    }
+
     public func add(_ draft: AlarmDraft) async throws(CommandError) -> JSONValue {
         var draft = draft
         if let sound = draft.fields.sound { draft.fields.sound = try alarmSound(sound) }
         if let sound = draft.fields.escalateSound, !sound.isEmpty { draft.fields.escalateSound = try alarmSound(sound, field: "escalate_sound") }
+        try checkFeed(draft.fields.calendar)
         if draft.fields.skipHolidays == nil { draft.fields.skipHolidays = time.settings.current.wake.skipHolidays }
         let wake = time.settings.current.wake
         if draft.fields.escalateAfterSeconds == nil { draft.fields.escalateAfterSeconds = wake.escalateAfterSeconds }
@@ -138,6 +150,7 @@ public final class AlarmScheduler {
         var patch = patch
         if let sound = patch.fields.sound { patch.fields.sound = try alarmSound(sound) }
         if let sound = patch.fields.escalateSound, !sound.isEmpty { patch.fields.escalateSound = try alarmSound(sound, field: "escalate_sound") }
+        try checkFeed(patch.fields.calendar)
         return try await change { [patch] state, now, outcomes throws(CommandError) in
             let alarm = try state.book.update(patch)
             state.book.handled(alarm.id, at: now)

@@ -31,6 +31,8 @@ public final class Speaker {
     private var lastError: String?
     /// The latest weather (SPEC §17), for the briefing.
     private var weather: WeatherReport?
+    /// The calendars' coming days (SPEC §17), for the briefing's first events.
+    private var agenda = Agenda()
 
     struct Current {
         var utterance: Utterance
@@ -62,6 +64,7 @@ public final class Speaker {
             switch signal {
             case .briefing(let alarmID, let label, let at): brief(alarmID: alarmID, label: label, dismissedAt: at)
             case .weather(let report): weather = report
+            case .agenda(let agenda): self.agenda = agenda
             default: break
             }
         }
@@ -147,7 +150,7 @@ public final class Speaker {
         guard abs(time.now().timeIntervalSince(dismissedAt)) < 300 else { return }
         let zone = time.zone(), local = LocalTime(time.now(), in: zone), language = time.settings.current.language
         let daysOff = time.settings.current.wake.daysOff(calendar: holidays, years: (local.date.year)...(local.date.year))
-        let extras = [weather?.sentence(language, at: time.now())].compactMap { $0 }
+        let extras = [weather?.sentence(language, at: time.now()), agenda.briefing(on: local.date, zone: time.zone(), language)].compactMap { $0 }
         let phrase = TalkingClock.briefing(local, holiday: daysOff.holiday(on: local.date)?.name(language), extras: extras, language)
         hub.emit(time.event("briefing", ["alarm_id": .string(alarmID), "label": .string(label), "text": .string(phrase.text)]))
         do throws(CommandError) { _ = try sayPhrase(phrase, kind: .briefing) } catch {

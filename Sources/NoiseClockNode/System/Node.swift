@@ -35,6 +35,8 @@ public struct Node: Sendable {
     public let speaker: Speaker
     /// The weather (SPEC §17); its service runs only with a `weather.source`.
     public let weather: WeatherService
+    /// The calendars (SPEC §17); its service runs only with `calendar.feeds`.
+    public let calendar: CalendarService
     public let alarms: AlarmScheduler
     /// The countdown timers (SPEC §10).
     public let timers: TimerScheduler
@@ -140,7 +142,7 @@ public struct Node: Sendable {
             alarms: configuration.alarms, holidays: configuration.wake.holidays,
             lamps: WakeLamps(lamps: configuration.wake.lights, transport: transport),
             radio: radio.flatMap { radio in arbiter.map { AlarmRadio(player: radio, arbiter: $0, hub: hub, time: time, logger: logger) } },
-            logger: logger)
+            calendarFeeds: configuration.calendar.feeds.map(\.id), logger: logger)
         let timers = TimerScheduler(
             book: storedTimers.book, writer: writer, hub: hub, time: time, arbiter: arbiter, library: sounds,
             ringTimeoutSeconds: configuration.timers.ringTimeoutSeconds, graceMinutes: configuration.alarms.missedGraceMinutes,
@@ -168,6 +170,8 @@ public struct Node: Sendable {
         self.speaker = speaker
         weather = WeatherService(
             configuration: configuration.weather, report: storedWeather.report, writer: writer, hub: hub, time: time, logger: logger)
+        calendar = CalendarService(
+            configuration: configuration.calendar, stateDirectory: configuration.stateDirectory, hub: hub, time: time, logger: logger)
         // Every verb the node answers (SPEC §2), by feature: a new verb is an `add` in its group,
         // a new group one line here.
         router = CommandRouter(groups: [
@@ -229,6 +233,7 @@ public struct Node: Sendable {
         if let radio { services.append(ClockworkService("RadioService", radio)) }
         services.append(ClockworkService("SpeechService", speaker))
         if configuration.weather.source != .none { services.append(ClockworkService("WeatherService", weather)) }
+        if !configuration.calendar.feeds.isEmpty { services.append(ClockworkService("CalendarService", calendar)) }
         if let lightSensor { services.append(LightSensorService(sensor: lightSensor, display: display, hub: hub, logger: logger)) }
         // Last: it tells systemd READY=1 once the services above have started.
         services.append(
