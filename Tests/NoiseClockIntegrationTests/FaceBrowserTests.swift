@@ -52,13 +52,13 @@ enum FaceBrowserScript {
     /// with `liveRadio` one playing from a real Icecast) serving the face
     /// from `faceFolder(directory)`, runs the script with `arguments` (besides its URL, screenshots
     /// unless `screenshots` is false, ringing (unless not `ringing`), the broker's port and disconnection options; `extra`
-    /// joins the node's environment), stops the node when the
+    /// joins the node's environment, `files` are written to its folder for `more` configuration), stops the node when the
     /// script waits for that, and
     /// returns the checks it reported. A failed check is recorded as an issue; so is an exit code
     /// other than 0.
     static func run(
         _ arguments: [String], screenshots: Bool = true, liveRadio: Bool = false, audioDevice: String = "null", ringing: Bool = true,
-        environment extra: [String: String] = [:],
+        environment extra: [String: String] = [:], files: [String: String] = [:], configuration more: String = "",
         faceFolder: (_ directory: String) async throws -> String = { _ in "\(checkout)/Resources/face" }
     ) async throws -> [Check] {
         var arguments = arguments
@@ -110,6 +110,11 @@ enum FaceBrowserScript {
         try "not an MP3\n".write(toFile: "\(meditations)/broken.mp3", atomically: true, encoding: .utf8)
         environment["NOISECLOCK_MEDITATIONS_DIR"] = meditations
         environment.merge(extra) { _, new in new }
+        // Files the configuration names (a calendar feed), and that configuration, with DIR for their folder.
+        for (name, text) in files {
+            try text.write(toFile: "\(directory)/\(name)", atomically: true, encoding: .utf8)
+        }
+        configuration += more.replacingOccurrences(of: "DIR", with: directory)
         return try await withNode(environment: environment, configuration: configuration) { node, process, client in
             let up = await eventually(timeout: .seconds(10)) {
                 (try? await FaceHTTP.request(port: port, path: "/api/state", headers: [])) != nil
@@ -149,6 +154,30 @@ enum FaceBrowserScript {
 
     /// A node whose weather is what an automation publishes to `t/wx` (the script publishes it).
     static let weather = ["NOISECLOCK_WEATHER_SOURCE": "mqtt", "NOISECLOCK_WEATHER_TOPIC": "t/wx"]
+
+    /// A calendar feed (SPEC §17) in a file: a dentist's appointment at 07:30 Berlin on Tuesday 16 June 2026.
+    static let dentist = """
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        PRODID:-//NoiseClock tests//EN\r
+        BEGIN:VEVENT\r
+        UID:dentist@noiseclock.test\r
+        DTSTAMP:20260601T000000Z\r
+        DTSTART;TZID=Europe/Berlin:20260616T073000\r
+        DTEND;TZID=Europe/Berlin:20260616T080000\r
+        SUMMARY:Dentist\r
+        END:VEVENT\r
+        END:VCALENDAR\r
+
+        """
+
+    /// The node's calendar: that feed, as `work` (the alarm editor offers it).
+    static let feeds = """
+        calendar:
+          feeds:
+            - {id: work, file: "DIR/work.ics"}
+
+        """
 
     /// The day's checks both engines run (SPEC §17).
     static let weatherChecks = [
@@ -301,7 +330,9 @@ struct FaceBrowserTests {
         for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver", "/usr/bin/mosquitto_pub"] {
             try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
         }
-        let results = try await FaceBrowserScript.run(["--only", "weather"], ringing: false, environment: FaceBrowserScript.weather)
+        let results = try await FaceBrowserScript.run(
+            ["--only", "weather"], ringing: false, environment: FaceBrowserScript.weather, files: ["work.ics": FaceBrowserScript.dentist],
+            configuration: FaceBrowserScript.feeds)
         let names = results.map(\.name)
         for expected in FaceBrowserScript.weatherChecks + [
             "weather: beside the date, clear of the time, on the screen, at the six sizes", "weather: in German, named in German, at the six sizes",

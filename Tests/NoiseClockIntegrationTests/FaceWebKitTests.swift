@@ -88,7 +88,8 @@ struct FaceWebKitTests {
             try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
         }
         let results = try await FaceBrowserScript.run(
-            ["--browser", "webkit", "--only", "weather"], screenshots: false, ringing: false, environment: FaceBrowserScript.weather
+            ["--browser", "webkit", "--only", "weather"], screenshots: false, ringing: false, environment: FaceBrowserScript.weather,
+            files: ["work.ics": FaceBrowserScript.dentist], configuration: FaceBrowserScript.feeds
         ) { directory in
             let folder = "\(directory)/face"
             try await FaceBrowserScript.prepareFace(folder)
