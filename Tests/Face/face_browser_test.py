@@ -33,7 +33,7 @@ state only through the node's own API (POST /api/cmd/VERB) and puts the settings
                       the node's clock moves three hours on (dimmed, "as of"); the alarm editor's
                       Earlier if saved to the node, the list saying why the node moved the alarm
                       (an hourly snow forecast published with the report), the calendar section
-                      there exactly when B/calendar has feeds.
+                      there exactly when B/calendar has feeds; then the idle page's budget with it.
 --radio-live ID       the node's station that plays (a real stream), with --radio-title its ICY
                       title: the radio checks play it and look for the title on the clock.
 The language checks (SPEC §11): in German, every screen of the face (the clock with its overlays,
@@ -2447,6 +2447,7 @@ def main():
                 if "weather" in only:
                     check_weather(face, args)
                     check_day_alarms(face, args)
+                    check_idle(face, before.get("show_seconds", False))  # with the weather shown
                     face.logs()
                 if run("idle"):
                     face.cmd("timer/cancel")
@@ -2513,6 +2514,7 @@ def run_webkit(face, args, run):
         if "weather" in args.only.split(","):
             check_weather(face, args)
             check_day_alarms(face, args)
+            check_idle(face, before.get("show_seconds", False))  # with the weather shown
         if run("idle"):
             face.cmd("timer/cancel")
             check_idle(face, before.get("show_seconds", False))

@@ -186,6 +186,8 @@ enum FaceBrowserScript {
         "weather: stale, it is dimmed and says when it is from (German)", "weather: a new report is current again",
         "day: the editor has Earlier if, off", "day: the calendar section is there exactly when the node has feeds",
         "day: Earlier if sets the alarm's earlier_if on the node (B/alarms)", "day: the alarm list says why an alarm moved",
+        // SPEC §7's browser row with the weather on the face: it adds no update and no loop.
+        "idle, seconds hidden: no DOM update in 5 s", "no animation-frame loop",
     ]
 
     /// A radio-browser directory's answer: three jazz stations on loopback addresses.
