@@ -1711,6 +1711,19 @@ def check_day_alarms(face, args):
     face.size(1280, 800)
     face.click("#sheet-close")
     face.cmd("alarm/disable", {"id": alarm_id})  # it would ring under the disconnection check
+    # 23:00, after the sunset B/display names (the node's latitude and longitude): a clear sky is a
+    # moon, a partly cloudy one a moon behind a cloud.
+    night = []
+    face.js("document.body.classList.contains('controls') && document.querySelector('#stage').click()")
+    for code, icon in [(0, "moon"), (2, "w-night")]:
+        publish(args, {"condition": code, "temperature": 9, "low": 4, "high": 17})
+        night.append(face.until(lambda: (weather_shown(face) or {}).get("icon") == icon, 10))
+        if code == 0:
+            face.size(800, 480)
+            face.shot("face-weather-night-800x480")
+            face.size(1280, 800)
+    report("weather: after sunset a moon for a clear sky, and behind a cloud", all(night),
+           f"{json.dumps(weather_shown(face))}; display {json.dumps(node_state(face, 'display'))}")
 
 
 # --- the radio (SPEC §15)

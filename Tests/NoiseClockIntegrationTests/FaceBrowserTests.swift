@@ -153,7 +153,11 @@ enum FaceBrowserScript {
     }
 
     /// A node whose weather is what an automation publishes to `t/wx` (the script publishes it).
-    static let weather = ["NOISECLOCK_WEATHER_SOURCE": "mqtt", "NOISECLOCK_WEATHER_TOPIC": "t/wx"]
+    /// In Berlin: B/display has the day's sunset and sunrise (the face's moon).
+    static let weather = [
+        "NOISECLOCK_WEATHER_SOURCE": "mqtt", "NOISECLOCK_WEATHER_TOPIC": "t/wx", "NOISECLOCK_DISPLAY_LATITUDE": "52.52",
+        "NOISECLOCK_DISPLAY_LONGITUDE": "13.41",
+    ]
 
     /// A calendar feed (SPEC §17) in a file: a dentist's appointment at 07:30 Berlin on Tuesday 16 June 2026.
     static let dentist = """
@@ -186,6 +190,7 @@ enum FaceBrowserScript {
         "weather: stale, it is dimmed and says when it is from (German)", "weather: a new report is current again",
         "day: the editor has Earlier if, off", "day: the calendar section is there exactly when the node has feeds",
         "day: Earlier if sets the alarm's earlier_if on the node (B/alarms)", "day: the alarm list says why an alarm moved",
+        "weather: after sunset a moon for a clear sky, and behind a cloud",
         // SPEC §7's browser row with the weather on the face: it adds no update and no loop.
         "idle, seconds hidden: no DOM update in 5 s", "no animation-frame loop",
     ]
