@@ -15,11 +15,13 @@ run: build
 	bash scripts/run-local.sh
 
 # Unit and integration tests (the integration tests start their own Mosquitto on loopback ports;
-# the holiday rules' reference, PyPI holidays, is installed once into a cached venv first).
+# the references of the holiday rules, PyPI holidays, and of the calendar helper, PyPI icalendar and
+# recurring-ical-events, are installed once into cached venvs first).
 # (The Home Assistant end-to-end test needs a Home Assistant venv: `make e2e-ha`.)
 test: deps
 	$(SWIFT) build --build-tests
 	@bash scripts/holidays-reference.sh --install
+	@bash scripts/calendar-reference.sh --install
 	$(SWIFT) test --skip-build --skip NoiseClockHomeAssistantTests
 
 unit: deps
@@ -29,6 +31,7 @@ unit: deps
 integration: deps
 	$(SWIFT) build --build-tests
 	@bash scripts/holidays-reference.sh --install
+	@bash scripts/calendar-reference.sh --install
 	$(SWIFT) test --skip-build --filter NoiseClockIntegrationTests --skip NoiseClockHomeAssistantTests
 
 # The clock face in headless Chromium against a real node (also part of `make test`); screenshots

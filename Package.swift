@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "noiseclock", targets: ["noiseclock"]),
         .executable(name: "noiseclock-stream", targets: ["noiseclock-stream"]),
         .executable(name: "noiseclock-speak", targets: ["noiseclock-speak"]),
+        .executable(name: "noiseclock-calendar", targets: ["noiseclock-calendar"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -92,6 +93,14 @@ let package = Package(
         .target(name: "NoiseClockEspeak", dependencies: ["CEspeak"]),
         .executableTarget(name: "noiseclock-speak", dependencies: ["NoiseClockEspeak"]),
 
+        // Calendars (SPEC §17). libical is seen only by NoiseClockICal (parsing a feed and expanding
+        // its occurrences in a window) and linked only into the `noiseclock-calendar` helper:
+        // Debian's libical links ICU (libicuuc, libicui18n and its 30 MB of data), which the node's
+        // process never loads. The helper links nothing else of the project.
+        .systemLibrary(name: "CICal", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
+        .target(name: "NoiseClockICal", dependencies: ["CICal"]),
+        .executableTarget(name: "noiseclock-calendar", dependencies: ["NoiseClockICal"]),
+
         // UPower (libupower-glib + GLib), seen only by NoiseClockPower.
         .systemLibrary(
             name: "CUPower",
@@ -172,6 +181,7 @@ let package = Package(
             name: "NoiseClockSpeechTests",
             dependencies: ["NoiseClockSpeech", "NoiseClockEspeak", "NoiseClockStreams", "NoiseClockAudio", "NoiseClockSystem", "NoiseClockTestSupport"]
         ),
+        .testTarget(name: "NoiseClockICalTests", dependencies: ["NoiseClockICal", "NoiseClockTestSupport"]),
         .testTarget(name: "NoiseClockPowerTests", dependencies: ["NoiseClockPower", "NoiseClockCore"]),
         .testTarget(name: "NoiseClockDisplayTests", dependencies: ["NoiseClockDisplay", "NoiseClockSystem"]),
         .testTarget(

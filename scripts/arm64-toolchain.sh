@@ -73,7 +73,7 @@ if [ ! -e "$dir/sid-root/usr/lib/x86_64-linux-gnu/crti.o" ]; then
     'apt-get -o Acquire::Check-Valid-Until=false update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libc6-dev' >&2
 fi
 
-sysroot_packages=libc6-dev,libgcc-14-dev,libstdc++-14-dev,libmosquitto-dev,libmpg123-dev,libasound2-dev,libupower-glib-dev,libyaml-dev,libavformat-dev,libavcodec-dev,libswresample-dev,libavutil-dev,libcurl4-openssl-dev,libespeak-ng-dev,pkgconf,debhelper,dpkg-dev,binutils
+sysroot_packages=libc6-dev,libgcc-14-dev,libstdc++-14-dev,libmosquitto-dev,libmpg123-dev,libasound2-dev,libupower-glib-dev,libyaml-dev,libavformat-dev,libavcodec-dev,libswresample-dev,libavutil-dev,libcurl4-openssl-dev,libespeak-ng-dev,libical-dev,pkgconf,debhelper,dpkg-dev,binutils
 if [ ! -e "$dir/sysroot.done" ]; then
   log "trixie arm64 sysroot (mmdebstrap under qemu; several minutes)"
   rm -rf "$dir/sysroot" "$dir/swift-arm64.done"

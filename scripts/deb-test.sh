@@ -10,7 +10,8 @@
 #      lists the catalog from /usr/share/noiseclock; an alarm added survives a restart; the face
 #      answers on 127.0.0.1:8080; a timer rings; the alarm rings at its minute, played to ALSA's
 #      null device (no sound card here); a station plays through the stream helper; `say` is spoken
-#      by the speech helper into an ALSA file sink (over a second of sound, measured with sox); a face
+#      by the speech helper into an ALSA file sink (over a second of sound, measured with sox); the
+#      calendar helper expands a small feed exactly (and the node links neither libical nor ICU); a face
 #      token passed as a systemd credential is required
 #   5. apt install the newer package: the service restarted, the alarm and the edited conffile kept
 #   6. apt remove: stopped, configuration and state kept; apt purge: the root's file list as in 2
@@ -348,6 +349,33 @@ check "speech: the sink holds over a second of sound with real energy" heard
 echo "speech in the sink: $(sound Length) s of sound (of $(awk -v b="$(stat -c %s "$work/speech.raw")" 'BEGIN { printf "%.2f", b / 176400 }') s), RMS $(sound 'RMS +amplitude')"
 helper_gone() { for _ in $(seq $((25 * slow))); do inside pgrep -f noiseclock-speak > /dev/null || return 0; sleep 0.2; done; return 1; }
 check "speech: the helper has ended" helper_gone
+
+# The calendar helper (SPEC §17): /usr/libexec/noiseclock/noiseclock-calendar (libical, which links
+# ICU: never in the node's process) expands a small feed across the spring change in Berlin, an
+# Outlook zone name without its VTIMEZONE, an EXDATE, a moved instance and an all-day event.
+inside ldd /usr/libexec/noiseclock/noiseclock-calendar > "$work/ldd-calendar.txt" 2>&1 || true
+check "calendar: ldd finds every library of the helper, libical among them" \
+  bash -c "grep -q libical '$work/ldd-calendar.txt' && ! grep -q -e 'not found' -e libswift '$work/ldd-calendar.txt'"
+check "calendar: the node itself loads neither libical nor ICU" bash -c "! grep -q -e libical -e libicu '$work/ldd.txt'"
+inside sh -c 'printf "%s\r\n" BEGIN:VCALENDAR VERSION:2.0 PRODID:deb-test \
+  BEGIN:VEVENT UID:daily@deb-test SUMMARY:Daily "DTSTART;TZID=W. Europe Standard Time:20260326T090000" \
+  "DTEND;TZID=W. Europe Standard Time:20260326T093000" RRULE:FREQ=DAILY "EXDATE;TZID=Europe/Berlin:20260328T090000" END:VEVENT \
+  BEGIN:VEVENT UID:daily@deb-test SUMMARY:Daily\ moved "RECURRENCE-ID;TZID=Europe/Berlin:20260330T090000" \
+  "DTSTART;TZID=Europe/Berlin:20260330T100000" "DTEND;TZID=Europe/Berlin:20260330T103000" END:VEVENT \
+  BEGIN:VEVENT UID:off@deb-test SUMMARY:Urlaub "DTSTART;VALUE=DATE:20260329" "DTEND;VALUE=DATE:20260401" END:VEVENT \
+  END:VCALENDAR > /tmp/deb-test.ics'
+inside /usr/libexec/noiseclock/noiseclock-calendar --from 2026-03-27 --days 4 --zone Europe/Berlin /tmp/deb-test.ics \
+  > "$work/calendar.txt" 2>&1 || echo "exit $?" >> "$work/calendar.txt"
+sed 's/^/  calendar: /' "$work/calendar.txt"
+cat > "$work/calendar-expected.txt" <<'LINES'
+{"uid":"daily@deb-test","summary":"Daily","start":1774598400,"end":1774600200,"all_day":false}
+{"uid":"off@deb-test","summary":"Urlaub","date":"2026-03-29","end_date":"2026-04-01","all_day":true}
+{"uid":"daily@deb-test","summary":"Daily","start":1774767600,"end":1774769400,"all_day":false}
+{"uid":"daily@deb-test","summary":"Daily moved","start":1774857600,"end":1774859400,"all_day":false}
+LINES
+check "calendar: the installed helper expands the feed exactly (DST, Windows zone, EXDATE, override, all-day)" \
+  cmp -s "$work/calendar.txt" "$work/calendar-expected.txt"
+inside rm -f /tmp/deb-test.ics
 
 # A face token as a systemd credential: root-only on disk, required by the node at once.
 token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')

@@ -13,6 +13,7 @@ packages=(
   libavformat-dev libavcodec-dev libswresample-dev libavutil-dev  # streams: fetch, demux, decode, resample (FFmpeg)
   libcurl4-openssl-dev                           # the node's HTTP client: playlists, the directory, feeds
   libespeak-ng-dev espeak-ng                     # speech: the built-in voice (libespeak-ng, in noiseclock-speak); the CLI for the command engine's tests
+  libical-dev                                    # calendars: iCalendar feeds parsed and expanded (libical, in noiseclock-calendar)
   icecast2 ffmpeg                                # tests and benchmarks: a real radio server and its source client
   lame sox                                       # tests and scripts/make-sounds.sh: MP3 encoding, synthesis
   mpg123 pulseaudio libasound2-plugins alsa-utils # benchmarks: the reference player and a real-time sink
@@ -20,7 +21,7 @@ packages=(
   openssl                                        # certificates for the TLS tests
   procps                                         # pgrep/ps for tests and benchmarks
   faketime                                       # tests: a node process whose wall clock jumps (libfaketime)
-  python3-venv                                   # tests: the holiday rules' reference (PyPI holidays) in a venv
+  python3-venv                                   # tests: the references of the holiday rules (PyPI holidays) and the calendar (PyPI icalendar) in venvs
   chromium chromium-driver python3-selenium      # tests: the clock face in a real headless browser
   cog wpewebkit-driver                           # tests: the clock face in WPE WebKit (the small boards' kiosk)
   debhelper dpkg-dev lintian fakeroot            # make deb: the Debian package and its checks

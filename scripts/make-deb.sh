@@ -90,6 +90,7 @@ elif [ "$arch" = arm64 ] && [ "$host" = amd64 ]; then
     $cross --product noiseclock -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
     $cross --product noiseclock-stream -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
     $cross --product noiseclock-speak -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+    $cross --product noiseclock-calendar -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
     $cross --product generate-manual"
   bin=$(in_root sid-root "export $pkgconfig; $cross --show-bin-path" | tr -d "\r" | tail -1)
   # -I: build-essential (a compiler) is not needed here, the node is built already.

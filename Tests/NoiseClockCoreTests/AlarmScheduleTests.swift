@@ -77,7 +77,7 @@ struct AlarmModelTests {
         let json = a.json(nextFire: "2026-11-23T06:45:00+01:00")
         #expect(json.objectValue.map { Set($0.keys) } == [
             "id", "time", "days", "label", "enabled", "sound", "volume", "snooze_min", "fade_in_s", "ring_timeout_min", "skip_next", "skip_holidays", "next_fire",
-            "escalate_after_s", "escalate_sound", "sunrise_min", "lights", "briefing",
+            "escalate_after_s", "escalate_sound", "sunrise_min", "lights", "briefing", "earlier_if", "calendar",
         ])
         #expect(json.objectValue?["days"] == ["mon", "fri"])
         #expect(json.objectValue?["volume"] == 80)

@@ -35,7 +35,8 @@ struct AlarmStorageTests {
     let everything = Alarm(
         id: "b2", time: AlarmTime(hour: 23, minute: 5) ?? .midnight, days: [.sun, .mon, .fri], label: "Späte \"Schicht\" ⏰",
         enabled: false, sound: "siren-alarm", volume: 0, snoozeMinutes: 20, fadeInSeconds: 0, ringTimeoutMinutes: 120,
-        skipNext: "2026-11-23", lights: true, briefing: true)
+        skipNext: "2026-11-23", lights: true, briefing: true, earlierIf: EarlierIf(snow: 30, ice: 15),
+        calendar: AlarmCalendar(feed: "school", leadMinutes: 90, keyword: "Schule", noEvent: .skip))
 
     // MARK: Round trips
 
@@ -45,7 +46,7 @@ struct AlarmStorageTests {
             let stored = alarm.stored
             #expect(Set(stored.objectValue.map { Array($0.keys) } ?? []) == [
                 "id", "time", "days", "label", "enabled", "sound", "volume", "snooze_min", "fade_in_s", "ring_timeout_min",
-                "skip_next", "skip_holidays", "escalate_after_s", "escalate_sound", "sunrise_min", "lights", "briefing",
+                "skip_next", "skip_holidays", "escalate_after_s", "escalate_sound", "sunrise_min", "lights", "briefing", "earlier_if", "calendar",
             ])
             #expect(try Alarm(stored: stored) == alarm)
             #expect(try Alarm(stored: JSONValue.parse(stored.serializedBytes)) == alarm)

@@ -46,7 +46,8 @@ struct ClockSettingsTests {
         #expect(settings.json == [
             "time_format": "12h", "show_seconds": true, "timezone": "Europe/Berlin", "locale": "de_DE", "publish_seconds": true,
             "face": FaceStyle().json, "meditation": MeditationSettings().json, "language": "de",
-            "wake": ["skip_holidays": false, "days_off": [], "vacation_until": nil, "escalate_after_s": 0, "sunrise_min": 0, "lights": false, "sound": nil],
+            "wake": ["skip_holidays": false, "days_off": [], "vacation_until": nil, "escalate_after_s": 0, "sunrise_min": 0, "lights": false, "sound": nil,
+                     "calendar_days_off": ["vacation", "Urlaub", "Ferien"]],
             "bedtime": [
                 "time": nil, "reminder_min": 15, "wind_down_min": 30, "sounds": ["heavy-rain-white-noise"], "volume": 30, "sleep_min": 45,
                 "breathe": false,

@@ -43,7 +43,7 @@ struct LayoutTests {
         let adapters: [String: Set<String>] = [
             "NoiseClockMQTT": ["CMosquitto"], "NoiseClockAudio": ["CMpg123", "CALSA"], "NoiseClockPower": ["CUPower"],
             "NoiseClockYAML": ["CYAML"], "NoiseClockSystem": ["CTimerFD"], "NoiseClockFFmpeg": ["CFFmpeg"],
-            "NoiseClockHTTP": ["CCurl"], "NoiseClockEspeak": ["CEspeak"],
+            "NoiseClockHTTP": ["CCurl"], "NoiseClockEspeak": ["CEspeak"], "NoiseClockICal": ["CICal"],
         ]
         for file in swiftFiles(under: "Sources") + swiftFiles(under: "Tests") + swiftFiles(under: "bench") {
             let text = try String(contentsOfFile: "\(root)/\(file)", encoding: .utf8)

@@ -36,11 +36,12 @@ struct AlarmVerbTests {
             "id": .string(id), "time": "08:10", "days": [], "label": "Alarm", "enabled": true, "sound": .string(defaultTone),
             "volume": 80, "snooze_min": 9, "fade_in_s": 30, "ring_timeout_min": 10, "skip_next": nil, "next_fire": .string(fireISO),
             "skip_holidays": false, "next_skip": nil, "escalate_after_s": 0, "escalate_sound": nil, "sunrise_min": 0, "lights": false, "briefing": false,
+            "earlier_if": nil, "calendar": nil, "next": nil,
         ])
         let published = try #require(f.transport.published(on: f.topics.alarms).last)
         #expect(published.retain)
         #expect(published.json == [alarm])
-        #expect(f.alarmNext == ["id": .string(id), "label": "Alarm", "fires_at": .string(fireISO), "in_s": 360])
+        #expect(f.alarmNext == ["id": .string(id), "label": "Alarm", "fires_at": .string(fireISO), "in_s": 360, "earlier_by_min": 0, "reason": nil, "event": nil])
         #expect(f.transport.published(on: f.topics.alarmNext).last?.retain == true)
         // Stored before it was answered.
         #expect(try #require(f.memory).saves > saves)
@@ -58,6 +59,7 @@ struct AlarmVerbTests {
             "id": .string(id), "time": "07:30", "days": ["mon", "fri"], "label": "Work", "enabled": true, "sound": "siren-alarm",
             "volume": 55, "snooze_min": 15, "fade_in_s": 0, "ring_timeout_min": 30, "skip_next": nil,
             "next_fire": "2026-03-13T07:30:00+01:00", "skip_holidays": false, "next_skip": nil, "escalate_after_s": 0, "escalate_sound": nil, "sunrise_min": 0, "lights": false, "briefing": false,
+            "earlier_if": nil, "calendar": nil, "next": nil,
         ])
         // A one-shot alarm whose time has passed today fires tomorrow.
         let (_, tomorrow) = try await f.add(#"{"time":"08:03"}"#)
@@ -183,7 +185,7 @@ struct AlarmVerbTests {
         #expect(f.transport.published(on: f.topics.alarmNext).count == count)
         await f.advance(to: instant(2026, 3, 10, 8, 5, in: berlin))
         #expect(f.transport.published(on: f.topics.alarmNext).count == count + 1)
-        #expect(f.alarmNext == ["id": .string(id), "label": "Work", "fires_at": .string(fireISO), "in_s": 300])
+        #expect(f.alarmNext == ["id": .string(id), "label": "Work", "fires_at": .string(fireISO), "in_s": 300, "earlier_by_min": 0, "reason": nil, "event": nil])
     }
 }
 

@@ -33,7 +33,7 @@ let fleetIdleSeconds = option("--fleet-idle-seconds", default: 60)
 let wakeSeconds = option("--wake-seconds", default: 300)
 /// `--only LIST`: run only these rows (comma-separated names from `benchRows`), e.g. `--only wake-ups`;
 /// the broker and the first node always start, and the 10 alarms are always added.
-let benchRows = ["round-trip", "idle", "wake-ups", "burst", "start-up", "alarms", "sessions", "many-nodes", "fleet", "noise", "face", "slow-storage", "slow-reads", "sunrise", "bedtime", "flood", "radio", "speech"]
+let benchRows = ["round-trip", "idle", "wake-ups", "burst", "start-up", "alarms", "sessions", "many-nodes", "fleet", "noise", "face", "slow-storage", "slow-reads", "sunrise", "bedtime", "flood", "radio", "speech", "calendar", "day"]
 let onlyRows: Set<String>? = arguments.firstIndex(of: "--only").map { index in
     guard index + 1 < arguments.count else { return [] }
     return Set(arguments[index + 1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
@@ -700,6 +700,11 @@ if runs("radio") { rows += try await radioAlarmRows(brokerPort: broker.port) }
 // MARK: Speech (SpeechBench.swift)
 
 if runs("speech") && speechSayings > 0 { rows += try await speechRows(brokerPort: broker.port) }
+if runs("day") && dayIdleSeconds > 0 { rows += try await dayRows(brokerPort: broker.port) }
+
+// MARK: The calendar helper (CalendarBench.swift)
+
+if runs("calendar") && calendarRuns > 0 { rows += try calendarRows() }
 
 // MARK: The face (FaceBench.swift)
 

@@ -299,16 +299,13 @@ public enum ConfigurationSchema {
                 key: missing, source: resolved[missing]?.source ?? "default",
                 reason: "a position for sunset and sunrise needs both display.latitude and display.longitude")
         }
-        let radio = try radio(resolved, file: file, fileName: fileName)
-        unknown += radio.unknown
-        let calendar = try calendar(resolved, file: file, fileName: fileName)
-        unknown += calendar.unknown
+        let radio = try radio(resolved, file: file, fileName: fileName), calendar = try calendar(resolved, file: file, fileName: fileName)
+        unknown += radio.unknown + calendar.unknown
         let configuration = Configuration(
             node: .init(id: string("node.id"), name: string("node.name")),
             mqtt: .init(
                 host: string("mqtt.host"), port: int("mqtt.port"), username: string("mqtt.username"),
-                password: string("mqtt.password"), passwordFile: string("mqtt.password_file"),
-                clientID: string("mqtt.client_id"),
+                password: string("mqtt.password"), passwordFile: string("mqtt.password_file"), clientID: string("mqtt.client_id"),
                 protocolVersion: string("mqtt.protocol") == "311" ? .v311 : .v5,
                 keepaliveSeconds: int("mqtt.keepalive_s"), baseTopic: string("mqtt.base_topic"),
                 discovery: bool("mqtt.discovery"), discoveryPrefix: string("mqtt.discovery_prefix"), tls: tls),

@@ -56,7 +56,11 @@ public final class CalendarService {
         guard feeds[feed.id]?.busy != true else { return }
         feeds[feed.id, default: FeedState()].busy = true
         let from = CivilDate(daysSinceEpoch: today.daysSinceEpoch - 1)
-        let zone = time.zone().identifier
+        // The helper reads floating times in an IANA zone; a zone the node took from a POSIX TZ
+        // string (`CET-1CEST,M3.5.0,M10.5.0/3`) has no name it knows, and floating times are then
+        // read in UTC (timed events with a zone or in UTC, most feeds' all, are exact either way).
+        let identifier = time.zone().identifier
+        let zone = identifier.contains(",") || identifier.contains("<") ? "UTC" : identifier
         let copy = CalendarCopy(folder: folder, feedID: feed.id, helper: helper)
         NodeActor.task { [self] in
             var body: [UInt8]?, source: String?, fetchError: String?

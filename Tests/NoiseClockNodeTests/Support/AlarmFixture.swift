@@ -156,7 +156,7 @@ extension JSONValue {
 }
 
 /// `B/alarm/next` when no alarm is due.
-let noNextAlarm: JSONValue = ["id": nil, "label": nil, "fires_at": nil, "in_s": nil]
+let noNextAlarm: JSONValue = ["id": nil, "label": nil, "fires_at": nil, "in_s": nil, "earlier_by_min": 0, "reason": nil, "event": nil]
 
 // MARK: Shared by the alarm scheduler tests
 

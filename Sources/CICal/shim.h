@@ -1,0 +1,4 @@
+#ifndef NOISECLOCK_CICAL_SHIM_H
+#define NOISECLOCK_CICAL_SHIM_H
+#include <libical/ical.h>
+#endif
