@@ -21,7 +21,7 @@ export function whyText(a) {
   const parts = [formatInstant(a.next_fire, fmt)];
   if (n.event) parts.push(t("alarms.why.event", { title: n.event.title || "", start: formatInstant(n.event.start, fmt) }));
   if (n.reason) parts.push(t("alarms.why.earlier", { count: n.earlier_by_min || 0, reason: t("alarms.reason." + n.reason) }));
-  return parts.join(" · ");
+  return parts.join("\u00a0· "); // a line breaks after the dot, never before it
 }
 
 /** The editor's sections; `change(patch)` marks the draft changed. */

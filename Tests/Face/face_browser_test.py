@@ -1678,22 +1678,31 @@ def check_day_alarms(face, args):
     # The node says why each alarm moved (its `next`); the list says it in words.
     moved = lambda: [a for a in node_state_list(face, "alarms") if a.get("enabled") and a.get("next")]
     face.until(lambda: bool(moved()), 30)
-    problems, seen = [], 0
-    for a in moved():
-        n = a["next"]
-        tz = datetime.fromisoformat(face.state()["clock"]["iso"]).tzinfo
-        hm = lambda iso: datetime.fromisoformat(iso).astimezone(tz).strftime("%H:%M")
-        parts = [hm(a["next_fire"])]
-        if n.get("event"):
-            parts.append(en["alarms.why.event"].replace("{title}", n["event"]["title"]).replace("{start}", hm(n["event"]["start"])))
-        if n.get("reason"):
-            parts.append(en["alarms.why.earlier"].replace("{count}", str(n["earlier_by_min"])).replace("{reason}", en["alarms.reason." + n["reason"]]))
-        want = " · ".join(parts)
-        got = text(face, f'[data-key="edit-{a["id"]}"] .alarm-why')
-        seen += 1
-        if got != want:
-            problems.append(f"{a['label']}: {got!r}, not {want!r}")
+    tz = datetime.fromisoformat(face.state()["clock"]["iso"]).tzinfo
+    hm = lambda iso: datetime.fromisoformat(iso).astimezone(tz).strftime("%H:%M")
+
+    def mismatches():
+        """Each moved alarm whose line in the list is not what its `next` says, and how many moved."""
+        out, alarms = [], moved()
+        for a in alarms:
+            n, parts = a["next"], [hm(a["next_fire"])]
+            if n.get("event"):
+                parts.append(en["alarms.why.event"].replace("{title}", n["event"]["title"]).replace("{start}", hm(n["event"]["start"])))
+            if n.get("reason"):
+                parts.append(en["alarms.why.earlier"].replace("{count}", str(n["earlier_by_min"])).replace("{reason}", en["alarms.reason." + n["reason"]]))
+            got = (text(face, f'[data-key="edit-{a["id"]}"] .alarm-why') or "").replace("\u00a0", " ")
+            if got != " · ".join(parts):
+                out.append(f"{a['label']}: {got!r}, not {' · '.join(parts)!r}")
+        return out, len(alarms)
+    face.until(lambda: not mismatches()[0], 10)
+    problems, seen = mismatches()
     report("day: the alarm list says why an alarm moved", seen > 0 and not problems, "; ".join(problems) or f"{seen} moved: {json.dumps(moved())}")
+    if feeds:
+        # The feed's dentist at 07:30 (the test's work.ics): an hour before, and 20 minutes more for the snow.
+        why = lambda: text(face, f'[data-key="edit-{alarm_id}"] .alarm-why') or ""
+        event = en["alarms.why.event"].replace("{title}", "Dentist").replace("{start}", "07:30")
+        report("day: an alarm that follows the calendar names the event", face.until(lambda: event in why(), 30),
+               f"{why()!r}; calendar {json.dumps(node_state(face, 'calendar'))[:300]}")
     face.shot("face-alarms-why-480x800")
     face.size(390, 844)
     face.shot("face-alarms-why-390x844")

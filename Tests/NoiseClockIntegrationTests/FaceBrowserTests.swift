@@ -190,7 +190,7 @@ enum FaceBrowserScript {
         "weather: stale, it is dimmed and says when it is from (German)", "weather: a new report is current again",
         "day: the editor has Earlier if, off", "day: the calendar section is there exactly when the node has feeds",
         "day: Earlier if sets the alarm's earlier_if on the node (B/alarms)", "day: the alarm list says why an alarm moved",
-        "weather: after sunset a moon for a clear sky, and behind a cloud",
+        "weather: after sunset a moon for a clear sky, and behind a cloud", "day: an alarm that follows the calendar names the event",
         // SPEC §7's browser row with the weather on the face: it adds no update and no loop.
         "idle, seconds hidden: no DOM update in 5 s", "no animation-frame loop",
     ]
