@@ -35,7 +35,8 @@ integration: deps
 	$(SWIFT) test --skip-build --filter NoiseClockIntegrationTests --skip NoiseClockHomeAssistantTests
 
 # The clock face in headless Chromium against a real node (also part of `make test`); screenshots
-# of each size land in the temporary folder the test prints on failure.
+# of each size land in the temporary folder the test prints on failure, or in NOISECLOCK_SCREENSHOTS
+# (e.g. NOISECLOCK_SCREENSHOTS=$PWD/docs/screenshots) to be kept.
 e2e-face: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter FaceBrowserTests

@@ -28,7 +28,7 @@ const ORBIT_RADIUS = 3; // px
 const timeEl = $("#time");
 const stage = $("#stage");
 const faceEl = $("#face");
-const dateEl = $("#date");
+const dayEl = $(".day");
 const chipsEl = $("#timer-chips");
 const breatheEl = $("#breathe");
 const speechEl = $("#speech");
@@ -42,12 +42,12 @@ function minuteIndex(ms = now()) {
   return Math.floor(ms / 60000);
 }
 
-/** Fits the time into the stage, leaving room for the date under it. */
+/** Fits the time into the stage, leaving room for the date and the weather under it. */
 function fit() {
   const cs = getComputedStyle(stage);
   const w = stage.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
   let h = stage.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
-  for (const el of [dateEl, chipsEl, speechEl, breatheEl]) if (el.offsetHeight) h -= el.offsetHeight + parseFloat(getComputedStyle(el).marginTop);
+  for (const el of [dayEl, chipsEl, speechEl, breatheEl]) if (el.offsetHeight) h -= el.offsetHeight + parseFloat(getComputedStyle(el).marginTop);
   timeView.fit(Math.floor(w * 0.94), Math.floor(h * 0.96), Number(face().size) || 0);
 }
 
@@ -276,6 +276,7 @@ async function start() {
   const resized = new ResizeObserver(() => fit());
   resized.observe(stage);
   resized.observe(speechEl);
+  resized.observe(dayEl); // the weather comes and goes beside the date
   subscribe(renderAll);
   document.fonts?.addEventListener?.("loadingdone", () => {
     timeView.spec = "";

@@ -1,4 +1,4 @@
-// The overlays around the time: date, battery, next alarm, noise or the radio, the snooze and running timers, plus the mark
+// The overlays around the time: date, the weather (weather.js), battery, next alarm, noise or the radio, the snooze and running timers, plus the mark
 // that says the node is out of reach. State-dependent overlays are struck through while
 // disconnected: old state is never shown as current.
 
@@ -8,6 +8,7 @@ import { $, h, icon, setText, setHidden, setClass, setAttr } from "./dom.js";
 import { parts, formatInstant, relative, left } from "./nodetime.js";
 import { sortedTimers, timerLeft, clockText } from "./countdown.js";
 import { radio, radioActive, playingName } from "./radio.js";
+import { renderWeather } from "./weather.js";
 
 const MAX_TIMER_CHIPS = 3;
 
@@ -30,6 +31,7 @@ export function renderOverlays() {
   const show = f.overlays || {};
   const stale = !store.connected;
   renderDate(show.date !== false);
+  renderWeather(show.weather !== false, stale);
   renderBattery(show.battery !== false, stale);
   const snoozed = store.state["alarm/state"]?.state === "snoozed";
   renderNextAlarm(show.next_alarm !== false && !snoozed, stale);

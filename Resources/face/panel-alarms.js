@@ -1,6 +1,6 @@
 // Alarms: the list (switch and next time for each) and the editor (time, repeat days and their
 // description, label, sound (a tone with preview, or a radio station), volume, snooze, fade-in, ring timeout; duplicate,
-// delete, skip next; the morning briefing). The node's validation errors appear beside the field they name.
+// delete, skip next; the morning briefing; the day: earlier if, the calendar, why it moved (alarm-day.js)). The node's validation errors appear beside the field they name.
 
 import { t } from "./i18n.js";
 import { h, icon } from "./dom.js";
@@ -9,6 +9,7 @@ import { formatHM, relative, formatDate } from "./nodetime.js";
 import { toggle, segmented, slider, field, section, timePicker, iconButton } from "./widgets.js";
 import { errorText } from "./panel-noise.js";
 import { stations, stationOf, stationName, RADIO_PREFIX } from "./radio.js";
+import { whyText, daySections } from "./alarm-day.js";
 
 export const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 const SNOOZE = [5, 7, 8, 9, 10, 15, 20];
@@ -124,6 +125,7 @@ export class AlarmsPanel {
     const nextText = !a.enabled ? t("alarms.off") : a.skip_next ? t("alarms.skipped", { relative: next })
       : onVacation ? t("alarms.vacation", { relative: next }) : next;
     const skips = a.enabled ? skipText(a.next_skip) : "";
+    const why = whyText(a);
     const station = stationOf(a.sound);
     const [clock, ampm] = time.split(" ");
     const edit = h("button", { type: "button", class: "row-btn", dataset: { key: "edit-" + a.id },
@@ -131,6 +133,7 @@ export class AlarmsPanel {
     h("span", { class: "alarm-time" }, clock, ampm ? h("small", { text: ampm }) : null),
     h("span", { class: "alarm-meta", text: t("alarms.meta", { label, repeat: repeatText(a.days) }) }),
     nextText ? h("span", { class: "alarm-next", text: nextText }) : null,
+    why ? h("span", { class: "alarm-why", text: why }) : null,
     skips ? h("span", { class: "alarm-skip", text: skips }) : null,
     station ? h("span", { class: "alarm-station" }, icon("radio"), h("span", { text: stationName(station) })) : null,
     a.briefing ? h("span", { class: "alarm-station alarm-briefing" }, icon("speak"), h("span", { text: t("alarms.briefing") })) : null);
@@ -266,6 +269,7 @@ export class AlarmsPanel {
         lights, briefing,
         f("escalate_after_s", t("editor.escalate"), choice("escalate", withValue(ESCALATE, draft.escalate_after_s), (v) => (v ? t("unit.min", { count: v / 60 }) : t("editor.off")))),
         f("escalate_sound", t("editor.escalate_sound"), escalateSound)),
+      ...daySections(draft, change, f),
       h("div", { class: "actions" }, actions),
     );
     // The sound list's own label is the section title.
@@ -281,6 +285,8 @@ export class AlarmsPanel {
       skip_holidays: !!d.skip_holidays, sunrise_min: d.sunrise_min || 0, lights: !!d.lights, escalate_after_s: d.escalate_after_s || 0,
       escalate_sound: d.escalate_sound || null, briefing: !!d.briefing,
     };
+    // The day's fields (SPEC §17) when the node has them or they were set here; null clears.
+    for (const k of ["earlier_if", "calendar"]) if (d[k] !== undefined) payload[k] = d[k];
     if (!payload.sound) delete payload.sound;
     if (!payload.label) delete payload.label; // the node's default label, in its language
     const r = await this.ctx.command(d.id ? "alarm/update" : "alarm/add", d.id ? { id: d.id, ...payload } : payload);
@@ -290,7 +296,7 @@ export class AlarmsPanel {
       return;
     }
     const name = r.error?.field;
-    const target = name && this.fields[name.split(".")[0]];
+    const target = name && (this.fields[name] || this.fields[name.split(".")[0]]);
     if (target) {
       target.showError(r.error.message || errorText(r));
       target.scrollIntoView?.({ block: "center" });

@@ -26,6 +26,14 @@ state only through the node's own API (POST /api/cmd/VERB) and puts the settings
                       meditation, library, daysoff, sunrise, bedtime, kids, lamp, pages, speech,
                       radio, idle, german, switch), e.g. to take screenshots. With speech and
                       --check-ringing, the ringing alarm has a briefing: its text is looked for after.
+--only weather        the day (SPEC §17), run only when named: the node's weather.source is mqtt and
+                      --mqtt-port gives its broker (--weather-topic, default t/wx): no report, no
+                      overlay; a published one beside the date with its temperature, low and high
+                      and the icon of its kind (every kind), at the six sizes, red, German; stale after
+                      the node's clock moves three hours on (dimmed, "as of"); the alarm editor's
+                      Earlier if saved to the node, the list saying why the node moved the alarm
+                      (an hourly snow forecast published with the report), the calendar section
+                      there exactly when B/calendar has feeds; then the idle page's budget with it.
 --radio-live ID       the node's station that plays (a real stream), with --radio-title its ICY
                       title: the radio checks play it and look for the title on the clock.
 The language checks (SPEC §11): in German, every screen of the face (the clock with its overlays,
@@ -1506,6 +1514,227 @@ def check_briefing(face):
            and not face.js("return document.body.classList.contains('controls')"))
 
 
+# --- the day: weather on the face, why an alarm moved, the editor's day fields (SPEC §17)
+
+# A WMO code of each kind the face draws; the kind is read back from the node's B/weather.
+WEATHER_CODES = [0, 2, 3, 45, 53, 63, 66, 73, 81, 85, 95]
+
+WEATHER_LAYOUT = """
+const w = document.getElementById('weather'), d = document.getElementById('date'), t = document.getElementById('time');
+if (w.hidden || !w.getClientRects().length) return ['no weather shown'];
+const a = w.getBoundingClientRect(), b = t.getBoundingClientRect(), c = d.getBoundingClientRect(), out = [];
+const r = (q) => [q.left, q.top, q.right, q.bottom].map(Math.round).join(',');
+if (a.top < b.bottom - 0.5) out.push(`the weather (${r(a)}) overlaps the time (${r(b)})`);
+if (a.left < -0.5 || a.right > innerWidth + 0.5 || a.bottom > innerHeight + 0.5) out.push(`the weather (${r(a)}) leaves the screen`);
+if (!d.hidden && a.top < c.bottom - 0.5 && a.left < c.right - 0.5) out.push(`the weather (${r(a)}) overlaps the date (${r(c)})`);
+if (!d.hidden && a.top >= c.bottom - 0.5 && a.top - c.bottom > a.height) out.push(`the weather (${r(a)}) is far from the date (${r(c)})`);
+const band = document.querySelector('.band-bottom').getBoundingClientRect();
+if (band.height && a.bottom > band.top + 0.5) out.push(`the weather covers the bottom band (${r(band)})`);
+const icon = w.querySelector('svg').getBoundingClientRect();
+if (icon.height < 18) out.push(`the icon is ${Math.round(icon.height)} px tall`);
+return out;"""
+
+
+def publish(args, payload):
+    """Publishes `payload` to the node's weather topic (weather.source: mqtt), as an automation would."""
+    subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(args.mqtt_port), "-t", args.weather_topic, "-m", json.dumps(payload)],
+                   check=True, timeout=30)
+
+
+def weather_shown(face):
+    return face.js("""const w = document.getElementById('weather'), s = w.querySelectorAll('span');
+        return w.hidden ? null : {kind: w.dataset.kind, icon: w.dataset.icon, temp: s[0].textContent, range: s[1].textContent,
+          as_of: s[2].textContent, old: w.classList.contains('old'), drawn: !!document.getElementById('i-' + w.dataset.icon)
+          && w.querySelector('svg').childElementCount > 0, label: w.getAttribute('aria-label')};""")
+
+
+def check_weather(face, args):
+    """The weather beside the date: none published, no overlay; an automation's report shows the
+    temperature, low and high and the icon of its kind (every kind the node names); at the six
+    sizes clear of the time, in the red theme red alone, in German; stale: dimmed, "as of"."""
+    en, de = catalog(face, "en"), catalog(face, "de")
+    face.size(1280, 800)
+    face.load()
+    report("weather: none published, no overlay", face.js("return document.getElementById('weather').hidden")
+           and not (node_state(face, "weather") or {}).get("kind"), json.dumps(node_state(face, "weather")))
+    publish(args, {"condition": "snowy", "temperature": -2, "low": -5, "high": 1, "precipitation_probability": 70})
+    shown = face.until(lambda: (weather_shown(face) or {}).get("kind") == "snow")
+    w = weather_shown(face) or {}
+    report("weather: the overlay shows the temperature, the low and the high, and the icon of its kind",
+           shown and w["temp"] == "\u22122°C" and w["range"] == "\u22125° / 1°" and w["icon"] == "w-snow" and w["drawn"] and not w["old"]
+           and w["label"].startswith(node_state(face, "weather")["names"]["en"]), json.dumps(w))
+    kinds, wrong = [], []
+    for code in WEATHER_CODES:
+        publish(args, {"condition": code, "temperature": 4.4, "low": -1, "high": 6})
+        face.until(lambda: node_state(face, "weather").get("condition") == code)
+        kind = node_state(face, "weather")["kind"]
+        kinds.append(kind)
+        want = {"ice": "freezing_rain", "thunder": "thunderstorm"}.get(kind, kind)
+        face.until(lambda: (weather_shown(face) or {}).get("kind") == want, 10)
+        w = weather_shown(face) or {}
+        if w.get("kind") != want or not w.get("drawn") or w.get("temp") != "4°C":
+            wrong.append(f"{code} ({kind}): {json.dumps(w)}")
+        if code in (0, 63, 81, 95) and face.resizable:
+            face.size(480, 800)
+            face.shot(f"face-weather-{want}-480x800")
+            face.size(1280, 800)
+    report("weather: an icon of its own for every kind the node names", not wrong and len(set(kinds)) >= 9, "; ".join(wrong) or ", ".join(kinds))
+    publish(args, {"condition": "snowy", "temperature": -2, "low": -5, "high": 1, "precipitation_probability": 70})
+    face.until(lambda: (weather_shown(face) or {}).get("kind") == "snow")
+    problems = []
+    for w_, h_ in face.sizes(SIZES):
+        face.size(w_, h_)
+        problems += [f"{w_}x{h_}: {p}" for p in face.js(WEATHER_LAYOUT)]
+        face.shot(f"face-weather-{w_}x{h_}")
+    report("weather: beside the date, clear of the time, on the screen, at the six sizes", not problems, "; ".join(problems[:6]))
+    face.size(1280, 800)
+    face.cmd("settings", {"face": {"theme": "red"}})
+    face.until(lambda: face.js("return document.documentElement.dataset.theme") == "red")
+    colours = face.js("""const w = document.getElementById('weather');
+        return [w, ...w.querySelectorAll('span, svg')].map((e) => [getComputedStyle(e).color, getComputedStyle(e).stroke]).flat()
+          .filter((c) => c && c !== 'none');""")
+    report("weather: in the red theme red alone", all(re.fullmatch(r"rgba?\(\d+, 0, 0(, [\d.]+)?\)|currentcolor", c, re.I) for c in colours),
+           json.dumps(colours))
+    for w_, h_ in face.sizes([(800, 480), (480, 800), (1280, 800)]):
+        face.size(w_, h_)
+        face.shot(f"face-weather-red-{w_}x{h_}")
+    face.size(1280, 800)
+    face.cmd("settings", {"face": {"theme": "night"}, "language": "de"})
+    face.until(lambda: face.js("return document.documentElement.lang") == "de")
+    face.until(lambda: (weather_shown(face) or {}).get("label", "").startswith(node_state(face, "weather")["names"]["de"]), 10)
+    w = weather_shown(face) or {}
+    problems = [f"label {w.get('label')!r}"] if not w.get("label", "").startswith(node_state(face, "weather")["names"]["de"]) else []
+    patterns = english_patterns(en, de)
+    for w_, h_ in face.sizes(SIZES):
+        face.size(w_, h_)
+        problems += [f"{w_}x{h_}: {p}" for p in face.js(WEATHER_LAYOUT) + english_in(face.js(VISIBLE_TEXTS), patterns)]
+        face.shot(f"de-weather-{w_}x{h_}")
+    report("weather: in German, named in German, at the six sizes", not problems, "; ".join(problems[:6]))
+    face.size(1280, 800)
+    # Three hours and a few minutes on, the node says the report is stale: dimmed, "Stand 07:00".
+    published = node_state(face, "weather")["updated_at"]
+    face.set_node_time(datetime.fromisoformat(face.state()["clock"]["iso"]).timestamp() + 3 * 3600 + 300)
+    opacity = lambda: float(face.js("return getComputedStyle(document.getElementById('weather')).opacity"))
+    # Dimmed over the overlays' 0.4 s fade.
+    stale = face.until(lambda: node_state(face, "weather").get("stale") is True and (weather_shown(face) or {}).get("old") and opacity() < 0.45, 60)
+    hhmm = datetime.fromisoformat(published).strftime("%H:%M")
+    w = weather_shown(face) or {}
+    report("weather: stale, it is dimmed and says when it is from (German)", stale and w["as_of"] == de["weather.as_of"].replace("{time}", hhmm),
+           f"opacity {opacity()}: {json.dumps(w)}")
+    for w_, h_ in face.sizes([(800, 480), (1280, 800)]):
+        face.size(w_, h_)
+        face.shot(f"de-weather-stale-{w_}x{h_}")
+    face.cmd("settings", {"language": "en"})
+    face.until(lambda: face.js("return document.documentElement.lang") == "en")
+    w = weather_shown(face) or {}
+    report("weather: stale, in English \"as of\"", w.get("as_of") == en["weather.as_of"].replace("{time}", hhmm), json.dumps(w))
+    face.size(800, 480)
+    face.shot("face-weather-stale-800x480")
+    face.size(1280, 800)
+    publish(args, {"condition": 0, "temperature": 21.6, "low": 12, "high": 24})
+    fresh = face.until(lambda: (weather_shown(face) or {}).get("kind") == "clear" and not weather_shown(face)["old"])
+    report("weather: a new report is current again", fresh and weather_shown(face)["as_of"] == "", json.dumps(weather_shown(face)))
+
+
+def check_day_alarms(face, args):
+    """The alarm editor's Earlier if sets the alarm's earlier_if on the node; the list says why an
+    alarm moved, from each alarm's `next` in B/alarms; the calendar section offers B/calendar's feeds."""
+    en = catalog(face, "en")
+    # The evening before: 23:00 by the node's clock, a weekday alarm at 06:30 (within the 8 hours in
+    # which the node decides) and snow forecast hour by hour for the next twelve (Home Assistant's
+    # weather.get_forecasts shape).
+    evening = datetime.fromisoformat(face.state()["clock"]["iso"]).replace(hour=23, minute=0, second=0, microsecond=0)
+    face.set_node_time(evening.timestamp())
+    face.until(lambda: face.state()["clock"]["iso"][11:13] == "23", 90)
+    hours = [{"datetime": datetime.fromtimestamp(evening.timestamp() + i * 3600, evening.tzinfo).isoformat(), "condition": "snowy", "temperature": -3}
+             for i in range(12)]
+    publish(args, {"condition": "snowy", "temperature": -2, "low": -5, "high": 1, "precipitation_probability": 70, "forecast": hours})
+    face.cmd("alarm/add", {"time": "08:30", "label": "Weekend", "days": ["sat", "sun"]})
+    added = face.cmd("alarm/add", {"time": "06:30", "label": "Work", "days": DAYS[:5]})
+    alarm_id = (added.get("data") or {}).get("id") or next((a["id"] for a in node_state_list(face, "alarms") if a.get("label") == "Work"), None)
+    face.size(480, 800)
+    open_panel(face, "alarms")
+    face.click(f'[data-key="edit-{alarm_id}"]')
+    snow = '[data-field="earlier_if.snow"]'
+    report("day: the editor has Earlier if, off", face.until(lambda: face.js(
+        "return document.querySelector(arguments[0] + ' [aria-pressed=true]')?.dataset.value", snow) == "0"))
+    face.js("document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", snow)
+    face.click(f'{snow} [data-value="20"]')
+    face.click('[data-field="earlier_if.rain"] [data-value="10"]')
+    face.shot("face-alarm-editor-earlier-480x800")
+    feeds = [f.get("id") for f in (node_state(face, "calendar") or {}).get("feeds", [])]
+    has_section = face.js("return !!document.querySelector('[data-field=\"calendar.feed\"]')")
+    report("day: the calendar section is there exactly when the node has feeds", has_section == bool(feeds), f"feeds {feeds}")
+    if feeds:
+        face.js("document.querySelector('[data-field=\"calendar.feed\"]').scrollIntoView({block: 'center'})")
+        face.click(f'[data-field="calendar.feed"] [data-value="{feeds[0]}"]')
+        face.shot("face-alarm-editor-calendar-480x800")
+    face.click("#sheet-body .actions .btn-primary")
+    def saved():
+        a = next((a for a in node_state_list(face, "alarms") if a.get("id") == alarm_id), {})
+        e = a.get("earlier_if") or {}
+        return e.get("snow") == 20 and e.get("rain") == 10 and not e.get("ice") and (not feeds or (a.get("calendar") or {}).get("feed") == feeds[0])
+    report("day: Earlier if sets the alarm's earlier_if on the node (B/alarms)", face.until(saved, 30), json.dumps(node_state_list(face, "alarms")))
+    # The node says why each alarm moved (its `next`); the list says it in words.
+    moved = lambda: [a for a in node_state_list(face, "alarms") if a.get("enabled") and a.get("next")]
+    face.until(lambda: bool(moved()), 30)
+    tz = datetime.fromisoformat(face.state()["clock"]["iso"]).tzinfo
+    hm = lambda iso: datetime.fromisoformat(iso).astimezone(tz).strftime("%H:%M")
+
+    def mismatches():
+        """Each moved alarm whose line in the list is not what its `next` says, and how many moved."""
+        out, alarms = [], moved()
+        for a in alarms:
+            n, parts = a["next"], [hm(a["next_fire"])]
+            if n.get("event"):
+                parts.append(en["alarms.why.event"].replace("{title}", n["event"]["title"]).replace("{start}", hm(n["event"]["start"])))
+            if n.get("reason"):
+                parts.append(en["alarms.why.earlier"].replace("{count}", str(n["earlier_by_min"])).replace("{reason}", en["alarms.reason." + n["reason"]]))
+            got = (text(face, f'[data-key="edit-{a["id"]}"] .alarm-why') or "").replace("\u00a0", " ")
+            if got != " · ".join(parts):
+                out.append(f"{a['label']}: {got!r}, not {' · '.join(parts)!r}")
+        return out, len(alarms)
+    face.until(lambda: not mismatches()[0], 10)
+    problems, seen = mismatches()
+    report("day: the alarm list says why an alarm moved", seen > 0 and not problems, "; ".join(problems) or f"{seen} moved: {json.dumps(moved())}")
+    if feeds:
+        # The feed's dentist at 07:30 (the test's work.ics): an hour before, and 20 minutes more for the snow.
+        why = lambda: text(face, f'[data-key="edit-{alarm_id}"] .alarm-why') or ""
+        event = en["alarms.why.event"].replace("{title}", "Dentist").replace("{start}", "07:30")
+        report("day: an alarm that follows the calendar names the event", face.until(lambda: event in why(), 30),
+               f"{why()!r}; calendar {json.dumps(node_state(face, 'calendar'))[:300]}")
+    face.shot("face-alarms-why-480x800")
+    face.size(390, 844)
+    face.shot("face-alarms-why-390x844")
+    # In German: „06:10 · 20 Min. früher: Schnee“.
+    de = catalog(face, "de")
+    face.cmd("settings", {"language": "de"})
+    word = de["alarms.why.earlier"].split("{count}")[1].split("{reason}")[0]
+    german = face.until(lambda: word in (text(face, f'[data-key="edit-{alarm_id}"] .alarm-why') or ""), 10)
+    report("day: the alarm list says why in German", german and (text(face, f'[data-key="edit-{alarm_id}"] .alarm-why') or "").endswith(
+        de["alarms.reason.snow"]), str(text(face, f'[data-key="edit-{alarm_id}"] .alarm-why')))
+    face.size(480, 800)
+    face.shot("de-alarms-why-480x800")
+    face.cmd("settings", {"language": "en"})
+    face.until(lambda: face.js("return document.documentElement.lang") == "en")
+    face.size(1280, 800)
+    face.click("#sheet-close")
+    face.cmd("alarm/disable", {"id": alarm_id})  # it would ring under the disconnection check
+    # 23:00, after the sunset B/display names (the node's latitude and longitude): a clear sky is a
+    # moon, a partly cloudy one a moon behind a cloud.
+    night = []
+    face.js("document.body.classList.contains('controls') && document.querySelector('#stage').click()")
+    for code, icon in [(0, "moon"), (2, "w-night")]:
+        publish(args, {"condition": code, "temperature": 9, "low": 4, "high": 17})
+        night.append(face.until(lambda: (weather_shown(face) or {}).get("icon") == icon, 10))
+        if code == 0:
+            face.size(800, 480)
+            face.shot("face-weather-night-800x480")
+            face.size(1280, 800)
+    report("weather: after sunset a moon for a clear sky, and behind a cloud", all(night),
+           f"{json.dumps(weather_shown(face))}; display {json.dumps(node_state(face, 'display'))}")
+
+
 # --- the radio (SPEC §15)
 
 def radio_state(face):
@@ -2189,6 +2418,8 @@ def main():
     ap.add_argument("--radio-live")
     ap.add_argument("--radio-title")
     ap.add_argument("--prepare-face", metavar="DIR")
+    ap.add_argument("--mqtt-port", type=int)
+    ap.add_argument("--weather-topic", default="t/wx")
     args = ap.parse_args()
     if args.prepare_face:
         prepare_face(os.path.join(HERE, "..", "..", "Resources", "face"), args.prepare_face)
@@ -2234,6 +2465,12 @@ def main():
                     if run(group):
                         check(face)
                         face.logs()
+                # The day (SPEC §17) when asked for by name: it needs a node with weather.source mqtt.
+                if "weather" in only:
+                    check_weather(face, args)
+                    check_day_alarms(face, args)
+                    check_idle(face, before.get("show_seconds", False))  # with the weather shown
+                    face.logs()
                 if run("idle"):
                     face.cmd("timer/cancel")
                     check_idle(face, before.get("show_seconds", False))
@@ -2296,6 +2533,10 @@ def run_webkit(face, args, run):
         speech = "speech" in args.only.split(",")
         if speech:
             check_speech(face)
+        if "weather" in args.only.split(","):
+            check_weather(face, args)
+            check_day_alarms(face, args)
+            check_idle(face, before.get("show_seconds", False))  # with the weather shown
         if run("idle"):
             face.cmd("timer/cancel")
             check_idle(face, before.get("show_seconds", False))

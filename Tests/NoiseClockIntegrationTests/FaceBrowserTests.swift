@@ -47,16 +47,18 @@ enum FaceBrowserScript {
         }
     }
 
-    /// Starts a node (its clock at 2026-06-15 07:00 Berlin through libfaketime, an alarm at 07:30,
+    /// Starts a node (its clock at 2026-06-15 07:00 Berlin through libfaketime, an alarm at 07:30 unless not `ringing`,
     /// a folder of guided meditations by two teachers, one untagged and one broken, radio stations,
     /// with `liveRadio` one playing from a real Icecast) serving the face
     /// from `faceFolder(directory)`, runs the script with `arguments` (besides its URL, screenshots
-    /// unless `screenshots` is false, ringing and disconnection options), stops the node when the
+    /// unless `screenshots` is false, ringing (unless not `ringing`), the broker's port and disconnection options; `extra`
+    /// joins the node's environment, `files` are written to its folder for `more` configuration), stops the node when the
     /// script waits for that, and
     /// returns the checks it reported. A failed check is recorded as an issue; so is an exit code
     /// other than 0.
     static func run(
-        _ arguments: [String], screenshots: Bool = true, liveRadio: Bool = false, audioDevice: String = "null",
+        _ arguments: [String], screenshots: Bool = true, liveRadio: Bool = false, audioDevice: String = "null", ringing: Bool = true,
+        environment extra: [String: String] = [:], files: [String: String] = [:], configuration more: String = "",
         faceFolder: (_ directory: String) async throws -> String = { _ in "\(checkout)/Resources/face" }
     ) async throws -> [Check] {
         var arguments = arguments
@@ -107,22 +109,33 @@ enum FaceBrowserScript {
         try await makeMP3("\(meditations)/evening-rest.mp3", seconds: 12, tags: [])
         try "not an MP3\n".write(toFile: "\(meditations)/broken.mp3", atomically: true, encoding: .utf8)
         environment["NOISECLOCK_MEDITATIONS_DIR"] = meditations
+        environment.merge(extra) { _, new in new }
+        // Files the configuration names (a calendar feed), and that configuration, with DIR for their folder.
+        for (name, text) in files {
+            try text.write(toFile: "\(directory)/\(name)", atomically: true, encoding: .utf8)
+        }
+        configuration += more.replacingOccurrences(of: "DIR", with: directory)
         return try await withNode(environment: environment, configuration: configuration) { node, process, client in
             let up = await eventually(timeout: .seconds(10)) {
                 (try? await FaceHTTP.request(port: port, path: "/api/state", headers: [])) != nil
             }
             try #require(up, "the face did not listen; log:\n\(process.log)")
-            let added = try await client.request(node.topics, "alarm/add", #"{"time":"07:30","label":"Work"}"#)
-            try #require(added["status"] == "ok", "\(added.serialized)")
+            if ringing {
+                let added = try await client.request(node.topics, "alarm/add", #"{"time":"07:30","label":"Work"}"#)
+                try #require(added["status"] == "ok", "\(added.serialized)")
+            }
             // When the script reaches its ringing check, it sets the node's clock (libfaketime's
             // offset file) to 2 s before 07:30; later it may move it on to make a German alarm ring.
             let ringAt = try at("2026-06-15T07:29:58+02:00").timeIntervalSince1970
+            // The pictures go with the test's folder, or to NOISECLOCK_SCREENSHOTS (e.g. docs/screenshots) to be kept.
+            let shots = ProcessInfo.processInfo.environment["NOISECLOCK_SCREENSHOTS"].flatMap { $0.isEmpty ? nil : $0 } ?? directory
             // At the lowest priority: a browser rendering several sizes would otherwise take both cores
             // from the other tests' brokers, nodes and clients, which run meanwhile.
             let script = try ChildProcess(
                 "/usr/bin/nice",
-                ["-n", "19", "/usr/bin/python3", path, "--url", "http://127.0.0.1:\(port)/"] + (screenshots ? ["--screenshots", directory] : [])
-                    + ["--check-ringing", "--clock-file", clock.file, "--ring-at", "\(ringAt)", "--ringing-timeout", "30", "--check-disconnect"] + arguments,
+                ["-n", "19", "/usr/bin/python3", path, "--url", "http://127.0.0.1:\(port)/"] + (screenshots ? ["--screenshots", shots] : [])
+                    + (ringing ? ["--check-ringing", "--ring-at", "\(ringAt)", "--ringing-timeout", "30"] : [])
+                    + ["--clock-file", clock.file, "--check-disconnect", "--mqtt-port", "\(node.port)"] + arguments,
                 logPath: "\(directory)/browser.log")
             // The script says when it is ready for the node to go; then the node is stopped under it.
             let ready = await eventually(timeout: .seconds(900)) { script.log.contains("waiting for the node to stop") || !script.isRunning }
@@ -138,6 +151,49 @@ enum FaceBrowserScript {
             return results
         }
     }
+
+    /// A node whose weather is what an automation publishes to `t/wx` (the script publishes it).
+    /// In Berlin: B/display has the day's sunset and sunrise (the face's moon).
+    static let weather = [
+        "NOISECLOCK_WEATHER_SOURCE": "mqtt", "NOISECLOCK_WEATHER_TOPIC": "t/wx", "NOISECLOCK_DISPLAY_LATITUDE": "52.52",
+        "NOISECLOCK_DISPLAY_LONGITUDE": "13.41",
+    ]
+
+    /// A calendar feed (SPEC §17) in a file: a dentist's appointment at 07:30 Berlin on Tuesday 16 June 2026.
+    static let dentist = """
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        PRODID:-//NoiseClock tests//EN\r
+        BEGIN:VEVENT\r
+        UID:dentist@noiseclock.test\r
+        DTSTAMP:20260601T000000Z\r
+        DTSTART;TZID=Europe/Berlin:20260616T073000\r
+        DTEND;TZID=Europe/Berlin:20260616T080000\r
+        SUMMARY:Dentist\r
+        END:VEVENT\r
+        END:VCALENDAR\r
+
+        """
+
+    /// The node's calendar: that feed, as `work` (the alarm editor offers it).
+    static let feeds = """
+        calendar:
+          feeds:
+            - {id: work, file: "DIR/work.ics"}
+
+        """
+
+    /// The day's checks both engines run (SPEC §17).
+    static let weatherChecks = [
+        "weather: none published, no overlay", "weather: the overlay shows the temperature, the low and the high, and the icon of its kind",
+        "weather: an icon of its own for every kind the node names", "weather: in the red theme red alone",
+        "weather: stale, it is dimmed and says when it is from (German)", "weather: a new report is current again",
+        "day: the editor has Earlier if, off", "day: the calendar section is there exactly when the node has feeds",
+        "day: Earlier if sets the alarm's earlier_if on the node (B/alarms)", "day: the alarm list says why an alarm moved",
+        "weather: after sunset a moon for a clear sky, and behind a cloud", "day: an alarm that follows the calendar names the event",
+        // SPEC §7's browser row with the weather on the face: it adds no update and no loop.
+        "idle, seconds hidden: no DOM update in 5 s", "no animation-frame loop",
+    ]
 
     /// A radio-browser directory's answer: three jazz stations on loopback addresses.
     static let directoryAnswer = """
@@ -274,6 +330,24 @@ struct FaceBrowserTests {
             #expect(names.contains(expected), "no check \"\(expected)\" ran:\n\(names)")
         }
         #expect(results.count >= 100, "\(results.count) checks ran")
+    }
+
+    @Test("the day on the face: the weather beside the date (every kind, six sizes, red, German, stale), the alarm editor's Earlier if, why an alarm moved (SPEC §17)")
+    func weather() async throws {
+        for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver", "/usr/bin/mosquitto_pub"] {
+            try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
+        }
+        let results = try await FaceBrowserScript.run(
+            ["--only", "weather"], ringing: false, environment: FaceBrowserScript.weather, files: ["work.ics": FaceBrowserScript.dentist],
+            configuration: FaceBrowserScript.feeds)
+        let names = results.map(\.name)
+        for expected in FaceBrowserScript.weatherChecks + [
+            "weather: beside the date, clear of the time, on the screen, at the six sizes", "weather: in German, named in German, at the six sizes",
+            "weather: stale, in English \"as of\"", "day: the alarm list says why in German", "no message key missing from the catalog",
+            "no console errors",
+        ] {
+            #expect(names.contains(expected), "no check \"\(expected)\" ran:\n\(names)")
+        }
     }
 
     @Test("the clock speaking on the face: the caption comes and goes with the words, Say the time, the Briefing switch, the briefing after the dismiss (SPEC §16)")

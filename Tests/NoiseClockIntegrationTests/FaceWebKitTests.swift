@@ -81,4 +81,23 @@ struct FaceWebKitTests {
         let missing = expected.filter { !names.contains($0) }
         #expect(missing.isEmpty, "checks that did not run: \(missing)\nran: \(results.map(\.name))")
     }
+
+    @Test("the day in WebKit: the weather beside the date (every kind, red, stale), the alarm editor's Earlier if, why an alarm moved (SPEC §17)")
+    func weather() async throws {
+        for tool in ["/usr/bin/cog", "/usr/bin/WPEWebDriver", "/usr/bin/mosquitto_pub"] {
+            try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/install-deps.sh installs it)")
+        }
+        let results = try await FaceBrowserScript.run(
+            ["--browser", "webkit", "--only", "weather"], screenshots: false, ringing: false, environment: FaceBrowserScript.weather,
+            files: ["work.ics": FaceBrowserScript.dentist], configuration: FaceBrowserScript.feeds
+        ) { directory in
+            let folder = "\(directory)/face"
+            try await FaceBrowserScript.prepareFace(folder)
+            return folder
+        }
+        let names = Set(results.map(\.name))
+        let missing = (FaceBrowserScript.weatherChecks + ["the test's error hook ran before the face's scripts", "no console errors"])
+            .filter { !names.contains($0) }
+        #expect(missing.isEmpty, "checks that did not run: \(missing)\nran: \(results.map(\.name))")
+    }
 }
