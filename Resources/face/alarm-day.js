@@ -1,6 +1,4 @@
-// An alarm and the day (SPEC §17): why it moved ("06:20 · Dentist at 07:30", "06:40 · 20 min
-// earlier: snow", from its `next` in B/alarms), and the editor's Earlier if (snow, ice, rain
-// minutes) and Calendar sections (the feeds of B/calendar; none, no section).
+// docs/face-modules.md
 
 import { t } from "./i18n.js";
 import { h } from "./dom.js";

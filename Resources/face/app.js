@@ -1,7 +1,4 @@
-// The face: wires the store, the connection, the time, the overlays, the ringing views, the
-// meditation session, what the clock says (speech.js) and the controls. The DOM changes once a minute (once a second with seconds
-// shown, or while a timer or a session counts down) and when state arrives; there is no
-// animation-frame loop: every countdown on the page moves on the clock's own tick.
+// docs/face-modules.md
 
 import { t, language, loadStrings, missing } from "./i18n.js";
 import { store, subscribe, emit, face, clockSettings } from "./store.js";

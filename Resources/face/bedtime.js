@@ -1,8 +1,4 @@
-// Bedtime (SPEC §13) on the face: the quiet reminder before it, the wind-down's sunset (the red
-// theme, an ember glow at the horizon sinking as the node lowers the light) and, with `breathe`,
-// the 4-7-8 breathing guide. The guide is pure CSS (a 19 s cycle: in 4 s, hold 7 s, out 8 s), so
-// nothing here runs per frame; with reduced motion it stands still and says the rhythm in words.
-// The sunset is stepped every 30 s, and CSS glides between the steps.
+// docs/face-modules.md
 
 import { store, clockSettings } from "./store.js";
 import { t } from "./i18n.js";

@@ -1,8 +1,4 @@
-// The alarm tone played by the page itself (SPEC §15): while an alarm rings and the node cannot
-// make any sound (alarm/state's sound_failed), WebAudio plays four short beeps every two seconds,
-// rising from silence over the alarm's fade-in. A browser that wants a touch first keeps the
-// context suspended until one comes. No animation-frame loop: a one-second timer schedules the
-// beeps a few seconds ahead on the audio clock.
+// docs/face-modules.md
 
 const CYCLE_S = 2;
 const AHEAD_S = 4;

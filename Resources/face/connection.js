@@ -1,5 +1,4 @@
-// The WebSocket to the node: states and events in, commands out, reconnecting with backoff
-// (1 s doubling to 30 s) whenever it drops.
+// docs/face-modules.md
 
 import { setState, setConnected, store, emit } from "./store.js";
 import { observeClock, observeRange } from "./nodetime.js";

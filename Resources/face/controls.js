@@ -1,5 +1,4 @@
-// The controls: a dock that appears on a tap, click or key and hides after 10 s without
-// interaction, and the sheet it opens (Noise, Radio, Alarms, Timers, Meditation, Settings). Esc goes back, then closes.
+// docs/face-modules.md
 
 import { t } from "./i18n.js";
 import { $, setText, setHidden, setAttr } from "./dom.js";

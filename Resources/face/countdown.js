@@ -1,5 +1,4 @@
-// Time left on the node's countdowns (timers, a meditation), from their retained states and the
-// node's clock as the page keeps it.
+// docs/face-modules.md
 
 import { store } from "./store.js";
 import { now } from "./nodetime.js";

@@ -1,4 +1,4 @@
-// Small DOM helpers. Writes are skipped when nothing changes, so an idle face makes no mutations.
+// docs/face-modules.md
 
 export const $ = (sel, root = document) => root.querySelector(sel);
 

@@ -1,5 +1,4 @@
-// Every string the face shows goes through t(key, params), from the catalog of the node's language
-// (GET /api/strings/LANG, Resources/i18n). A key the catalog lacks shows as itself, and is noted.
+// docs/face-modules.md
 
 let table = {};
 let lang = "";

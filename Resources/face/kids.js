@@ -1,7 +1,4 @@
-// The kids' clock (SPEC §13): "stay in bed" (a moon on deep blue), "almost" (a sun on the horizon,
-// amber), "you can get up" (a whole sun on green), told by colour and picture alone for a child
-// who cannot read; the words are for the grown-ups, the time small under them with `show_time`.
-// The node keeps the screen at the night level meanwhile; the picture itself is calm and dark.
+// docs/face-modules.md
 
 import { store, clockSettings } from "./store.js";
 import { t } from "./i18n.js";

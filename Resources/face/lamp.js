@@ -1,8 +1,4 @@
-// The night light (SPEC §13): the screen as a lamp in B/nightlight's colour (the node sets the
-// backlight to its brightness, or the page dims itself on a screen it cannot dim). A long press
-// on the clock turns it on, a long press on the lamp turns it off; a tap shows the controls as
-// on the clock. An alarm's sunrise or ring takes the screen; the lamp comes back after them if it
-// is still on.
+// docs/face-modules.md
 
 import { store } from "./store.js";
 import { t } from "./i18n.js";

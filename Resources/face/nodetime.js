@@ -1,11 +1,4 @@
-// The node's time, kept in the browser between pushes: now() = Date.now() + offset, read in the
-// node's time zone.
-//
-// Each clock state bounds the offset. A fresh push says the node's time was at least `iso` (whole
-// seconds) when it arrived, and less than a second (a minute-boundary push: a few ms) more; the
-// retained state sent on connect can be a whole period old. The bounds of successive pushes are
-// intersected; the offset is the one in the bounds closest to zero, so a browser whose own clock
-// agrees with the node keeps its sub-second precision, and one that is wrong is corrected.
+// docs/face-modules.md
 
 import { t } from "./i18n.js";
 

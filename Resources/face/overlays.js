@@ -1,6 +1,4 @@
-// The overlays around the time: date, the weather (weather.js), battery, next alarm, noise or the radio, the snooze and running timers, plus the mark
-// that says the node is out of reach. State-dependent overlays are struck through while
-// disconnected: old state is never shown as current.
+// docs/face-modules.md
 
 import { store, face, clockSettings } from "./store.js";
 import { t, language } from "./i18n.js";

@@ -1,6 +1,4 @@
-// Alarms: the list (switch and next time for each) and the editor (time, repeat days and their
-// description, label, sound (a tone with preview, or a radio station), volume, snooze, fade-in, ring timeout; duplicate,
-// delete, skip next; the morning briefing; the day: earlier if, the calendar, why it moved (alarm-day.js)). The node's validation errors appear beside the field they name.
+// docs/face-modules.md
 
 import { t } from "./i18n.js";
 import { h, icon } from "./dom.js";

@@ -1,5 +1,4 @@
-// Meditation: a session's choices (settings.meditation) and Start, the practice so far; the guided
-// meditations by teacher, to play or rename. A session shows full screen (session.js).
+// docs/face-modules.md
 
 import { t } from "./i18n.js";
 import { h, icon } from "./dom.js";

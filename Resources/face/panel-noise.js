@@ -1,5 +1,4 @@
-// Noise: what plays (the mix, stop, master volume, sleep timer) and the catalog (categories,
-// search; tap to play, hold for a 3 s preview, + to mix in, − to take out).
+// docs/face-modules.md
 
 import { t, has } from "./i18n.js";
 import { h, icon, setText, setClass } from "./dom.js";

@@ -1,8 +1,4 @@
-// Radio (SPEC §15): what plays (the station, its title, its state and the node's reason when it
-// has trouble; stop, volume, sleep timer) and the favourites (tap to play or stop, the bell makes
-// one the sound new alarms wake with, delete with a second tap). "Add" opens a page that searches
-// the node's directory (when it has one) or takes a stream's address; the node's errors show
-// beside the field they name.
+// docs/face-modules.md
 
 import { t } from "./i18n.js";
 import { h, icon, setText, setClass } from "./dom.js";

@@ -1,5 +1,4 @@
-// Settings: clock format, seconds, time zone; the face's style with a live preview (the change
-// shows at once, here and on the face behind, and is sent to the node a moment later); night.
+// docs/face-modules.md
 
 import { t } from "./i18n.js";
 import { h, icon } from "./dom.js";

@@ -1,5 +1,4 @@
-// Timers: start one from a preset or a custom time (and a label); the timers counting down on the
-// page's one-second tick, with pause/resume, +1 min and cancel.
+// docs/face-modules.md
 
 import { t } from "./i18n.js";
 import { h, icon, setText } from "./dom.js";

@@ -1,5 +1,4 @@
-// The radio as the node says it (B/radio, SPEC §15): what plays and how, its stations, and an
-// alarm's sound "radio:<id>". Shared by the Radio panel, the clock's chip and the alarms.
+// docs/face-modules.md
 
 import { t } from "./i18n.js";
 import { store } from "./store.js";

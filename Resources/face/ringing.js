@@ -1,7 +1,4 @@
-// The ringing view: the label, the time, a large Snooze and a Dismiss that must be held for a
-// second (a half-asleep tap snoozes instead of dismissing). Also the hold-to-cancel of a snooze,
-// and the finished-timer view (under a ringing alarm: the alarm comes first). When the node cannot
-// make any sound (sound_failed), the view says so quietly and the page plays the tone itself.
+// docs/face-modules.md
 
 import { store, clockSettings } from "./store.js";
 import { t, language } from "./i18n.js";

@@ -1,5 +1,4 @@
-// A meditation under way, full screen: phase, time left in a thin ring, an affirmation a minute
-// (cross-faded by CSS), pause/resume, stop; a guided one's name, seek bar and position.
+// docs/face-modules.md
 
 import { t, list as texts, language } from "./i18n.js";
 import { $, setText, setHidden, setAttr, setClass } from "./dom.js";

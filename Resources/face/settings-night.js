@@ -1,8 +1,4 @@
-// Settings → Bedtime and Settings → Kids' clock: `settings.bedtime` and `settings.kids` (SPEC §13)
-// set from the bedside, with the node's own validation: each change is sent as it is made (a time
-// a moment after the last turn of the picker), and the node's error appears beside the field it
-// names. A time per weekday is edited one day at a time: the week is a row of seven day buttons,
-// each showing its time, and the picker under it sets the day chosen.
+// docs/face-modules.md
 
 import { t } from "./i18n.js";
 import { h, icon } from "./dom.js";

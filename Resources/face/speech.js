@@ -1,8 +1,4 @@
-// The clock speaking (SPEC §16), on the face: while it speaks (B/speech.speaking), the words as a
-// caption under the time, which the time makes room for; after an alarm with a briefing, the
-// briefing's text, kept until it is tapped away or five minutes after it was last spoken; the
-// "Say the time" button that comes with the controls. No timer of its own: the briefing's end is
-// looked at on the clock's minute tick, and nothing moves while nothing is said.
+// docs/face-modules.md
 
 import { t } from "./i18n.js";
 import { store, subscribe } from "./store.js";

@@ -1,5 +1,4 @@
-// The page's one store: the node's retained states as the WebSocket delivers them, the sound
-// catalogs, and whether the node is reachable. Screens render from it and subscribe to changes.
+// docs/face-modules.md
 
 const listeners = new Set();
 

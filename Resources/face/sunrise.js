@@ -1,9 +1,4 @@
-// The sunrise (SPEC §12): from B/wake's sunrise_started_at to its ring_at a sky rises behind the
-// time, from a deep red glow at the horizon through amber to warm white, along the same curve as
-// the node's screen and lamps (the luminance whose CIE lightness is progress × 100: the first
-// minutes are a faint glow). Stepped, never animated frame by frame: a new step every 10 s, which
-// CSS glides to over those 10 s. The time stays readable: light digits on the dark sky, deep brown
-// ones once it is bright. It replaces the red night theme while it lasts (it starts red anyway).
+// docs/face-modules.md
 
 import { store } from "./store.js";
 import { now } from "./nodetime.js";

@@ -1,6 +1,4 @@
-// Themes as CSS custom properties on <html>: the palette of the effective theme, the digit colour
-// (fixed, custom or a new one each minute), glow, opacities and the dimming of screens the node
-// cannot dim itself.
+// docs/face-modules.md
 
 import { store, face } from "./store.js";
 import { parts } from "./nodetime.js";

@@ -1,8 +1,4 @@
-// The time in fixed digit cells. Every cell is as wide as the widest digit and as tall as the
-// tallest (measured on all ten glyphs of the chosen font and weight), and every glyph sits on the
-// same baseline, so nothing moves when the time changes. The colon is the font's own, so its
-// dots follow the weight, centred on the digits' ink. Seconds and AM/PM are small, beside the
-// minutes (one row) or under them (stacked, when the screen is tall).
+// docs/face-modules.md
 
 const R = 200; // measuring size, px
 const SECONDS_SCALE = 0.34;

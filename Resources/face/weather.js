@@ -1,6 +1,4 @@
-// The weather beside the date (SPEC §17): an icon per kind (a moon after sunset when the node
-// knows it), the temperature, today's low and high. Stale weather is dimmed and says when it is
-// from; none known, no overlay. Drawn when state arrives and with the minute, like the date.
+// docs/face-modules.md
 
 import { store, clockSettings } from "./store.js";
 import { t } from "./i18n.js";

@@ -1,5 +1,4 @@
-// Form controls for the panels, each a real <button> or <input> with an accessible name and a
-// touch target of at least 48 px.
+// docs/face-modules.md
 
 import { h, icon, setAttr } from "./dom.js";
 import { t } from "./i18n.js";
