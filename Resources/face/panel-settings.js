@@ -196,7 +196,7 @@ export class SettingsPanel {
     c.glow = slider(t("settings.glow"), { value: f.glow, format: pct, onInput: (v) => preview({ glow: v }) });
     c.digitOpacity = slider(t("settings.digit_opacity"), { min: 10, value: f.digit_opacity, format: pct, onInput: (v) => preview({ digit_opacity: v }) });
     c.overlayOpacity = slider(t("settings.overlay_opacity"), { min: 10, value: f.overlay_opacity, format: pct, onInput: (v) => preview({ overlay_opacity: v }) });
-    c.overlays = ["date", "battery", "next_alarm", "noise", "timers"].map((k) =>
+    c.overlays = ["date", "weather", "battery", "next_alarm", "noise", "timers"].map((k) =>
       toggle(t("overlay." + k), f.overlays?.[k] !== false, (on) => preview({ overlays: { [k]: on } })));
     c.shift = toggle(t("settings.pixel_shift"), f.pixel_shift !== false, (on) => preview({ pixel_shift: on }));
     Object.assign(this.fields, { theme: field(t("settings.theme"), c.theme, "theme"), font: field(t("settings.font"), c.font, "font"),
@@ -344,7 +344,7 @@ export class SettingsPanel {
     c.glow.set(f.glow);
     c.digitOpacity.set(f.digit_opacity);
     c.overlayOpacity.set(f.overlay_opacity);
-    ["date", "battery", "next_alarm", "noise", "timers"].forEach((k, i) => setToggle(c.overlays[i], f.overlays?.[k] !== false));
+    ["date", "weather", "battery", "next_alarm", "noise", "timers"].forEach((k, i) => setToggle(c.overlays[i], f.overlays?.[k] !== false));
     setToggle(c.shift, f.pixel_shift !== false);
     setToggle(c.night, f.night?.enabled);
     setSegmented(c.nightTheme, f.night?.theme);

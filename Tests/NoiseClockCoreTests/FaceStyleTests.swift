@@ -14,7 +14,7 @@ struct FaceStyleTests {
         #expect(json?[member: "theme"] == "night")
         #expect(json?[member: "size"] == 0)
         #expect(json?[member: "weight"] == 300)
-        #expect(json?[member: "overlays"] == ["date": true, "battery": true, "next_alarm": true, "noise": true, "timers": true])
+        #expect(json?[member: "overlays"] == ["date": true, "weather": true, "battery": true, "next_alarm": true, "noise": true, "timers": true])
         #expect(json?[member: "night"] == ["enabled": false, "start": "22:00", "end": "07:00", "theme": "red", "brightness": 5, "below_lux": nil])
         #expect(json?[member: "pixel_shift"] == true)
     }

@@ -56,7 +56,7 @@ public struct FaceStyle: Sendable, Hashable {
         public static let luxRange = 0.01...10_000.0
     }
 
-    public static let overlayNames = ["date", "battery", "next_alarm", "noise", "timers"]
+    public static let overlayNames = ["date", "weather", "battery", "next_alarm", "noise", "timers"]
     public static let fontFamilies = ["sans", "serif", "mono", "rounded"]
 
     public var theme = Theme.night
