@@ -190,9 +190,13 @@ public final class AudioEngine: Sendable {
                 waitToRetry()
                 continue
             }
-            // Working once a period is written, not when it opens.
-            if framesSinceOpen == 0 { setStatus { $0.ok = true; $0.error = nil } }
             framesSinceOpen += Self.periodFrames
+            // Working once a period is written, not when it opens; after a failure, once a second
+            // of sound is written: a sink that takes the first periods and fails after them (ALSA's
+            // file plugin in a folder that is gone) would otherwise turn B/status and an alarm's
+            // sound_failed back and forth at each try.
+            let failing = status.error != nil
+            if failing ? framesSinceOpen >= AudioFormat.sampleRate : !status.ok { setStatus { $0.ok = true; $0.error = nil } }
             let played = Duration.microseconds(Int64(framesSinceOpen) * 1_000_000 / Int64(AudioFormat.sampleRate))
             let ahead = played - openedAt.duration(to: .now) - .microseconds(Int64(Self.bufferMicroseconds))
             Threads.sleep(ahead)
