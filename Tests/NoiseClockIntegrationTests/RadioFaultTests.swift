@@ -65,8 +65,9 @@ struct RadioFaultTests {
             // The node's loop is not held up by the stream.
             let asked = ContinuousClock.now
             #expect(try await client.request(node.topics, "ping")["status"] == "ok")
-            // A loop held by the stream would answer after its 10 s timeouts.
-            #expect(ContinuousClock.now - asked < .seconds(2), "ping took \(ContinuousClock.now - asked)")
+            // A loop held by the stream would answer after its 10 s timeouts, never sooner; one that
+            // is not answers at once (the limit is that timeout, so a loaded machine cannot fail it).
+            #expect(ContinuousClock.now - asked < .seconds(10), "ping took \(ContinuousClock.now - asked)")
             #expect(await client.waitFor(node.topics.event, timeout: .seconds(30)) { json($0)?["event"] == "timer_finished" } != nil)
             let late = StampedSubscriber.lateness(try await stamps.finish(), field: "at") { $0.payload["event"] == "timer_finished" }
             // `at` is the due second without its fraction: up to 1000 ms of it is no lateness.

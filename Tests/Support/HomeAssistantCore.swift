@@ -124,9 +124,19 @@ public final class HomeAssistantCore: @unchecked Sendable {
         (try? String(contentsOfFile: "\(configDirectory)/home-assistant.log", encoding: .utf8)) ?? process?.log ?? ""
     }
 
-    /// The lines of the log at WARNING or above, for a report.
+    /// The entries of the log at WARNING or above, for a report: each its line and what follows it
+    /// up to the next entry (an exception's traceback).
     public var problems: [String] {
-        log.split(separator: "\n").map(String.init).filter { $0.contains(" WARNING ") || $0.contains(" ERROR ") }
+        var entries: [[String]] = []
+        for line in log.split(separator: "\n").map(String.init) {
+            // An entry starts with its date ("2026-12-06 19:10:47.127 ERROR …"); the rest continue one.
+            if entries.isEmpty || (line.first?.isNumber == true && line.dropFirst(4).first == "-") {
+                entries.append([line])
+            } else {
+                entries[entries.count - 1].append(line)
+            }
+        }
+        return entries.filter { $0[0].contains(" WARNING ") || $0[0].contains(" ERROR ") }.map { $0.joined(separator: "\n") }
     }
 
     /// A `.storage` file as JSON (written by Home Assistant with a delay, and always on stop).
