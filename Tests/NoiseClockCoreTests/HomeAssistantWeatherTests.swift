@@ -33,9 +33,11 @@ struct HomeAssistantWeatherTests {
         let expected: [String: (en: String, de: String, id: String)] = [
             "weather": ("Weather", "Wetter", "sensor.bedroom_clock_weather"),
             "weather_temperature": ("Outside temperature", "Außentemperatur", "sensor.bedroom_clock_outside_temperature"),
+            "weather_feels_like": ("Feels like", "Gefühlte Temperatur", "sensor.bedroom_clock_feels_like"),
             "weather_low": ("Low today", "Tiefstwert heute", "sensor.bedroom_clock_low_today"),
             "weather_high": ("High today", "Höchstwert heute", "sensor.bedroom_clock_high_today"),
             "weather_precipitation": ("Chance of precipitation", "Niederschlagswahrscheinlichkeit", "sensor.bedroom_clock_chance_of_precipitation"),
+            "weather_wind": ("Wind speed", "Windgeschwindigkeit", "sensor.bedroom_clock_wind_speed"),
             "weather_updated": ("Weather updated", "Wetter aktualisiert", "sensor.bedroom_clock_weather_updated"),
         ]
         #expect(Set(expected.keys) == Set(HomeAssistantDiscovery.weatherKeys))
@@ -48,9 +50,9 @@ struct HomeAssistantWeatherTests {
         }
     }
 
-    @Test("the temperatures in the node's units: °C with metric, °F with imperial; the chance of rain in %")
+    @Test("the temperatures in the node's units: °C with metric, °F with imperial; the wind in km/h; the chance of rain in %")
     func units() throws {
-        for key in ["weather_temperature", "weather_low", "weather_high"] {
+        for key in ["weather_temperature", "weather_feels_like", "weather_low", "weather_high"] {
             let metric = try Self.component(key), imperial = try Self.component(key, .imperial)
             #expect(metric["device_class"] == "temperature" && metric["state_class"] == "measurement", "\(key)")
             #expect(metric["unit_of_measurement"] == "°C" && imperial["unit_of_measurement"] == "°F", "\(key)")
@@ -58,6 +60,14 @@ struct HomeAssistantWeatherTests {
         #expect(try Self.component("weather_temperature")["value_template"]
             == "{{ value_json.temperature if value_json.temperature is number else 'None' }}")
         #expect(try Self.component("weather_low")["value_template"] == "{{ value_json.low if value_json.low is number else 'None' }}")
+        #expect(try Self.component("weather_feels_like")["value_template"]
+            == "{{ value_json.feels_like if value_json.feels_like is number else 'None' }}")
+        // The wind is km/h in B/weather whatever the units; Home Assistant converts a wind_speed sensor.
+        for units in [WeatherReport.Units.metric, .imperial] {
+            let wind = try Self.component("weather_wind", units)
+            #expect(wind["device_class"] == "wind_speed" && wind["unit_of_measurement"] == "km/h", "\(units)")
+            #expect(wind["value_template"] == "{{ value_json.wind_kmh if value_json.wind_kmh is number else 'None' }}")
+        }
         let rain = try Self.component("weather_precipitation")
         #expect(rain["unit_of_measurement"] == "%" && rain["device_class"] == nil)
         #expect(rain["value_template"] == "{{ value_json.precipitation_probability if value_json.precipitation_probability is number else 'None' }}")
@@ -75,7 +85,7 @@ struct HomeAssistantWeatherTests {
         #expect(english["json_attributes_topic"] == "noiseclock/bedroom/weather")
     }
 
-    @Test("stale weather is not shown as now: the five weather sensors need the node online and B/weather not stale")
+    @Test("stale weather is not shown as now: the seven weather sensors need the node online and B/weather not stale")
     func staleIsUnavailable() throws {
         for key in HomeAssistantDiscovery.weatherKeys where key != "weather_updated" {
             let sensor = try Self.component(key)

@@ -87,6 +87,12 @@ struct WeatherTests {
             Array(#"{"condition":"rainy","temperature":"11.5","low":8,"high":14,"precipitation_probability":60}"#.utf8), units: .metric, at: now)
         #expect(report.condition.code == 61 && report.temperature == 11.5 && report.low == 8 && report.high == 14 && report.source == "mqtt")
         #expect(try PublishedWeather.report(Array(#"{"condition":95}"#.utf8), units: .imperial, at: now).condition.kind == .thunder)
+        // `wind_kmh` and `feels_like` reach B/weather as published: km/h whatever the node's units.
+        let windy = Array(#"{"condition":3,"temperature":40,"feels_like":33.5,"wind_kmh":20}"#.utf8)
+        for units in [WeatherReport.Units.metric, .imperial] {
+            let shown = try PublishedWeather.report(windy, units: units, at: now).json(at: now) { _ in "" }
+            #expect(shown["wind_kmh"] == 20 && shown["feels_like"] == 33.5, "\(units): \(shown.serialized)")
+        }
         #expect { _ = try PublishedWeather.report(Array(#"{"condition":"volcano"}"#.utf8), units: .metric, at: now) } throws: {
             ($0 as? OpenMeteo.AnswerError)?.reason.contains("condition") == true
         }

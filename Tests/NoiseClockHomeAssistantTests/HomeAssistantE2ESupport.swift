@@ -57,9 +57,11 @@ let baseEntities: [String: String] = [
     "say_time": "button.\(prefix)_say_the_time",
     "weather": "sensor.\(prefix)_weather",
     "weather_temperature": "sensor.\(prefix)_outside_temperature",
+    "weather_feels_like": "sensor.\(prefix)_feels_like",
     "weather_low": "sensor.\(prefix)_low_today",
     "weather_high": "sensor.\(prefix)_high_today",
     "weather_precipitation": "sensor.\(prefix)_chance_of_precipitation",
+    "weather_wind": "sensor.\(prefix)_wind_speed",
     "weather_updated": "sensor.\(prefix)_weather_updated",
     "calendar_work": "sensor.\(prefix)_calendar_work",
 ]

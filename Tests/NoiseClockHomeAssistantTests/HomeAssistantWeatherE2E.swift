@@ -17,7 +17,8 @@ let weatherTopic = "home/weather/nightstand"
 private let weatherAutomation = "automation.nightstand_the_weather_for_noiseclock"
 
 /// A template weather entity `weather.home` whose condition and temperature two helpers set (at
-/// first snowy and -2.5, their first option and minimum; after a restart what they were); its
+/// first snowy and -2.5, their first option and minimum; after a restart what they were), feeling
+/// 4 degrees colder, a 10 mph wind (the automation gives the node km/h whatever the entity's unit); its
 /// daily forecast's today is 3.5 degrees above the temperature and 2.5 below, 70 % rain, then a
 /// second day (as real weather integrations give several); its hourly forecast is 36 hours of the
 /// condition and temperature.
@@ -32,6 +33,9 @@ private let templateWeather = """
         condition_template: "{{ states('input_select.e2e_condition') }}"
         temperature_template: "{{ states('input_number.e2e_temperature') | float }}"
         humidity_template: "{{ 80 }}"
+        apparent_temperature_template: "{{ states('input_number.e2e_temperature') | float - 4 }}"
+        wind_speed_template: "{{ 10 }}"
+        wind_speed_unit: mph
         forecast_daily_template: >-
           {% set t = states('input_number.e2e_temperature') | float %}
           {{ [{'datetime': now().date().isoformat(), 'condition': states('input_select.e2e_condition'),
@@ -95,8 +99,8 @@ extension HomeAssistantE2ETests {
         let now = Date()
         let iso = { (date: Date) in ISO8601DateFormatter().string(from: date) }
         let report = WeatherReport(
-            condition: try #require(WeatherCondition(code: 61)), temperature: 4.2, low: -1, high: 6, precipitationProbability: 80,
-            updatedAt: now, source: "mqtt")
+            condition: try #require(WeatherCondition(code: 61)), temperature: 4.2, feelsLike: 1.6, low: -1, high: 6, precipitationProbability: 80,
+            wind: 12.3, updatedAt: now, source: "mqtt")
         let fresh = report.json(at: now, iso: iso), stale = report.json(at: now.addingTimeInterval(3 * 3600 + 1), iso: iso)
         let none = WeatherReport.none(source: "mqtt", error: "no weather yet")
         for key in HomeAssistantDiscovery.weatherKeys where key != "weather_updated" {
@@ -108,7 +112,9 @@ extension HomeAssistantE2ETests {
         #expect(try await render(ha, try template("weather_temperature", "value_template"), json: fresh) == "4.2")
         #expect(try await render(ha, try template("weather_low", "value_template"), json: fresh) == "-1")
         #expect(try await render(ha, try template("weather_precipitation", "value_template"), json: fresh) == "80")
-        for key in ["weather", "weather_temperature", "weather_high", "weather_precipitation", "weather_updated"] {
+        #expect(try await render(ha, try template("weather_feels_like", "value_template"), json: fresh) == "1.6")
+        #expect(try await render(ha, try template("weather_wind", "value_template"), json: fresh) == "12.3")
+        for key in ["weather", "weather_temperature", "weather_feels_like", "weather_high", "weather_precipitation", "weather_wind", "weather_updated"] {
             #expect(try await render(ha, try template(key, "value_template"), json: none) == "None", "\(key) without weather")
         }
         var members = fresh.objectValue ?? [:]
@@ -246,6 +252,16 @@ extension HomeAssistantE2ETests {
         #expect(first?["precipitation_probability"] == 70 && first?["stale"] == false && first?["names"]?["en"] == "Snowfall")
         #expect(await shows("Snowfall", -2.5, low: -5, high: 1), "Home Assistant's weather sensors")
         #expect(await number("weather_precipitation") == 70)
+        // Feels 4 degrees colder; the entity's 10 mph wind reaches the node as km/h (10 × 1.609344, to a tenth).
+        #expect(first?["feels_like"] == -6.5 && first?["wind_kmh"] == 16.1, "B/weather \(first?.serialized ?? "none")")
+        let felt = await eventually {
+            let feels = await number("weather_feels_like"), wind = await number("weather_wind")
+            return feels == -6.5 && wind == 16.1
+        }
+        let shownFeels = await number("weather_feels_like"), shownWind = await number("weather_wind")
+        #expect(felt, "Feels like \(shownFeels ?? .nan), Wind speed \(shownWind ?? .nan)")
+        let wind = try await ha.state(entity("weather_wind"))
+        #expect(wind?["attributes"]?["unit_of_measurement"] == "km/h" && wind?["attributes"]?["device_class"] == "wind_speed", "\(wind?.serialized ?? "none")")
         let condition = try await ha.state(entity("weather"))
         #expect(condition?["attributes"]?["code"] == 73 && condition?["attributes"]?["kind"] == "snow", "\(condition?.serialized ?? "none")")
         let temperature = try await ha.state(entity("weather_temperature"))

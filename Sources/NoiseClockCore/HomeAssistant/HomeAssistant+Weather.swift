@@ -1,17 +1,18 @@
 /// The weather components of the discovery payload (SPEC §17), from retained `B/weather`, only
 /// when the node has a weather source (`weather.source` not `none`): the condition ("Weather", its
 /// name in the node's language, with the WMO code and kind as attributes), the outside
-/// temperature, today's low and high, the chance of precipitation, and when the weather was last
-/// updated.
+/// temperature and what it feels like, today's low and high, the chance of precipitation, the
+/// wind, and when the weather was last updated.
 ///
-/// Stale weather is never shown as now: the five weather sensors are unavailable while
+/// Stale weather is never shown as now: the seven weather sensors are unavailable while
 /// `B/weather` says `stale` (older than three hours, or no weather known yet), beside the node's
 /// own availability. "Weather updated" stays available and tells when the weather is from, with
 /// `stale`, `source` and the last refresh's `error` as attributes.
 extension HomeAssistantDiscovery {
-    /// The keys of the weather components, the five that go unavailable while the weather is stale first.
+    /// The keys of the weather components, the seven that go unavailable while the weather is stale first.
     public static let weatherKeys = [
-        "weather", "weather_temperature", "weather_low", "weather_high", "weather_precipitation", "weather_updated",
+        "weather", "weather_temperature", "weather_feels_like", "weather_low", "weather_high", "weather_precipitation", "weather_wind",
+        "weather_updated",
     ]
 
     /// The availability of a weather sensor: the node's, and `B/weather` not stale.
@@ -54,11 +55,17 @@ extension HomeAssistantDiscovery {
                 "icon": "mdi:weather-partly-cloudy",
             ].merging(weatherAvailability) { a, _ in a }),
             "weather_temperature": temperature("weather_temperature", "temperature", icon: nil),
+            "weather_feels_like": temperature("weather_feels_like", "feels_like", icon: "mdi:thermometer-lines"),
             "weather_low": temperature("weather_low", "low", icon: "mdi:thermometer-low"),
             "weather_high": temperature("weather_high", "high", icon: "mdi:thermometer-high"),
             "weather_precipitation": component("sensor", "weather_precipitation", state: weather, [
                 "unit_of_measurement": "%", "state_class": "measurement", "value_template": number("precipitation_probability"),
                 "icon": "mdi:weather-pouring",
+            ].merging(weatherAvailability) { a, _ in a }),
+            // Always km/h in `B/weather`: Home Assistant shows it in its own units (a wind_speed sensor).
+            "weather_wind": component("sensor", "weather_wind", state: weather, [
+                "device_class": "wind_speed", "unit_of_measurement": "km/h", "state_class": "measurement",
+                "suggested_display_precision": 0, "value_template": number("wind_kmh"), "icon": "mdi:weather-windy",
             ].merging(weatherAvailability) { a, _ in a }),
             // Available whenever the node is: when the weather is from, and whether it is stale.
             "weather_updated": component("sensor", "weather_updated", state: weather, [

@@ -102,7 +102,8 @@ public enum OpenMeteo {
 }
 
 /// The weather a Home Assistant automation publishes for `weather.source: mqtt` (SPEC §17):
-/// `{"condition","temperature","low","high","precipitation_probability"}`, the condition a WMO
+/// `{"condition","temperature","feels_like","low","high","precipitation_probability","wind_kmh"}`
+/// (and `forecast`, the hours), the condition a WMO
 /// code or a Home Assistant condition (`rainy`, `snowy-rainy`…).
 public enum PublishedWeather {
     public static func report(_ body: [UInt8], units: WeatherReport.Units, at now: Date, zone: Zone = .utc) throws(OpenMeteo.AnswerError) -> WeatherReport {
@@ -128,7 +129,9 @@ public enum PublishedWeather {
         return WeatherReport(
             condition: condition, temperature: number("temperature"), feelsLike: number("feels_like"), low: number("low"), high: number("high"),
             precipitationProbability: number("precipitation_probability").map { Int(min(100, max(0, $0)).rounded()) },
-            wind: number("wind_kmh"), units: units, updatedAt: now, source: "mqtt", hours: hours(members["forecast"], zone: zone))
+            // `wind_kmh` is km/h whatever the units; the report keeps mph with imperial.
+            wind: number("wind_kmh").map { units == .metric ? $0 : $0 / 1.609_344 }, units: units, updatedAt: now, source: "mqtt",
+            hours: hours(members["forecast"], zone: zone))
     }
 
     /// `forecast`: Home Assistant's hourly forecast as `weather.get_forecasts` gives it
