@@ -93,6 +93,44 @@ struct DayAlarmTests {
         }
     }
 
+    @Test("an alarm edited after its decision is decided again at once: earlier_if snow 40 rings 40 minutes early, snow 0 on time; a new label keeps the decision")
+    func editedAfterTheDecision() async throws {
+        let clock = try await FakeTime(at: at("2026-12-06T23:00:00+00:00"))
+        let environment = clock.environment.merging([
+            "NOISECLOCK_WEATHER_SOURCE": "mqtt", "NOISECLOCK_WEATHER_TOPIC": "home/weather/nightstand", "NOISECLOCK_CLOCK_TIMEZONE": "UTC",
+            "NOISECLOCK_AUDIO_DEVICE": "null",
+        ]) { _, new in new }
+        try await withNode(environment: environment) { node, process, client in
+            client.publish("home/weather/nightstand", #"""
+                {"condition":"snowy","temperature":-1,"forecast":[{"datetime":"2026-12-07T06:00:00+00:00","condition":"snowy","temperature":-2}]}
+                """#)
+            _ = try #require(await client.latest(node.topics.state("weather")) { $0["kind"] == "snow" })
+            // Added 7.5 hours ahead: decided with the answer.
+            let added = try await client.request(node.topics, "alarm/add", #"{"time":"06:30","earlier_if":{"snow":20},"fade_in_s":0}"#)
+            let id = try #require(added["data"]?["id"]?.stringValue, "\(added)")
+            #expect(added["data"]?["next_fire"] == "2026-12-07T06:10:00+00:00", "\(added)")
+            // The forecast clears: the decision holds.
+            client.publish("home/weather/nightstand", #"{"condition":"sunny","temperature":2,"forecast":[]}"#)
+            _ = try #require(await client.latest(node.topics.state("weather")) { $0["condition"] == 0 })
+            let relabelled = try await client.request(node.topics, "alarm/update", #"{"id":"\#(id)","label":"Early shift"}"#)
+            #expect(relabelled["data"]?["next_fire"] == "2026-12-07T06:10:00+00:00", "a new label keeps the decision: \(relabelled)")
+            // Snow again, and the user asks for 40 minutes: decided anew, now.
+            client.publish("home/weather/nightstand", #"""
+                {"condition":"snowy","temperature":-1,"forecast":[{"datetime":"2026-12-07T06:00:00+00:00","condition":"snowy","temperature":-2}]}
+                """#)
+            _ = try #require(await client.latest(node.topics.state("weather")) { $0["kind"] == "snow" })
+            let more = try await client.request(node.topics, "alarm/update", #"{"id":"\#(id)","earlier_if":{"snow":40}}"#)
+            #expect(more["data"]?["next_fire"] == "2026-12-07T05:50:00+00:00", "\(more)")
+            let next = try #require(await client.latest(node.topics.alarmNext) { $0["fires_at"] == "2026-12-07T05:50:00+00:00" }, "log:\n\(process.log)")
+            #expect(next["earlier_by_min"] == 40 && next["reason"] == "snow")
+            // Snow set to 0: it rings at its own time, though snow is forecast.
+            let none = try await client.request(node.topics, "alarm/update", #"{"id":"\#(id)","earlier_if":{"snow":0}}"#)
+            #expect(none["data"]?["next_fire"] == "2026-12-07T06:30:00+00:00", "\(none)")
+            let own = try #require(await client.latest(node.topics.alarmNext) { $0["fires_at"] == "2026-12-07T06:30:00+00:00" })
+            #expect(own["earlier_by_min"] == 0 && own["reason"] == .null, "\(own)")
+        }
+    }
+
     @Test("a bad earlier_if or calendar names the field and changes nothing; calendar.feed must name a configured feed")
     func badFields() async throws {
         try await withNode(environment: ["NOISECLOCK_AUDIO_DEVICE": "null"]) { node, _, client in

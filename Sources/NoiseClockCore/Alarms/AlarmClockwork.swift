@@ -17,6 +17,37 @@ public struct AlarmState: Sendable, Hashable {
         self.earlier = earlier
     }
 
+    /// `earlier_if`: decides the next occurrence of each alarm once it is 8 hours away or nearer
+    /// (with the weather in `daysOff`, which gains the decisions), and returns when the others are
+    /// to be decided. A decision stands for its day (a later forecast does not move it) unless the
+    /// alarm's schedule is edited (`edited(_:_:)`).
+    public mutating func decideEarlier(now: Date, zone: Zone, daysOff: inout DaysOff) -> [Date] {
+        var decideAt: [Date] = []
+        for alarm in book.alarms where alarm.earlierIf.map({ !$0.isOff }) ?? false {
+            let after = max(now, book.lastHandled[alarm.id] ?? now)
+            guard let planned = AlarmSchedule.nextPlan(of: alarm, after: after, in: zone, daysOff: daysOff) else { continue }
+            let day = LocalTime(planned.own, in: zone).date
+            guard earlier[alarm.id]?.day != day else { continue }
+            let due = planned.own.addingTimeInterval(-EarlierDecision.lead)
+            if now >= due, let decision = daysOff.decideEarlier(alarm, on: day, in: zone) {
+                earlier[alarm.id] = decision
+                daysOff.earlier[alarm.id] = decision
+            } else if due > now {
+                decideAt.append(due)
+            }
+        }
+        earlier = earlier.filter { id, _ in book.alarms.contains { $0.id == id && $0.earlierIf != nil } }
+        return decideAt
+    }
+
+    /// An alarm changed from `before` to `after`: a new time, days, `earlier_if` or calendar makes
+    /// its weather decision anew (set to 0 minutes for snow, it must not ring 20 minutes early).
+    public mutating func edited(_ before: Alarm, _ after: Alarm) {
+        if before.time != after.time || before.days != after.days || before.earlierIf != after.earlierIf || before.calendar != after.calendar {
+            earlier[after.id] = nil
+        }
+    }
+
     /// `daysOff` with this state's `earlier_if` decisions.
     public func context(_ daysOff: DaysOff) -> DaysOff {
         var context = daysOff
@@ -139,22 +170,7 @@ public struct AlarmClockwork: Sendable, Hashable {
         outcomes += next.ringing.tick(at: now, grace: grace)
         Self.settle(outcomes, in: &next)
 
-        // `earlier_if`: the next occurrence of each alarm is decided 8 hours before its own time.
-        var decideAt: [Date] = []
-        for alarm in next.book.alarms where alarm.earlierIf.map({ !$0.isOff }) ?? false {
-            let after = max(now, next.book.lastHandled[alarm.id] ?? now)
-            guard let planned = AlarmSchedule.nextPlan(of: alarm, after: after, in: zone, daysOff: daysOff) else { continue }
-            let day = LocalTime(planned.own, in: zone).date
-            guard next.earlier[alarm.id]?.day != day else { continue }
-            let due = planned.own.addingTimeInterval(-EarlierDecision.lead)
-            if now >= due, let decision = daysOff.decideEarlier(alarm, on: day, in: zone) {
-                next.earlier[alarm.id] = decision
-                daysOff.earlier[alarm.id] = decision
-            } else if due > now {
-                decideAt.append(due)
-            }
-        }
-        next.earlier = next.earlier.filter { id, _ in next.book.alarms.contains { $0.id == id && $0.earlierIf != nil } }
+        let decideAt = next.decideEarlier(now: now, zone: zone, daysOff: &daysOff)
 
         let fires = Self.nextFires(next, now: now, zone: zone, daysOff: daysOff)
         var announcements: [Announcement] = []

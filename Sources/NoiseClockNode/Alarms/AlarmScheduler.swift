@@ -152,7 +152,9 @@ public final class AlarmScheduler {
         if let sound = patch.fields.escalateSound, !sound.isEmpty { patch.fields.escalateSound = try alarmSound(sound, field: "escalate_sound") }
         try checkFeed(patch.fields.calendar)
         return try await change { [patch] state, now, outcomes throws(CommandError) in
+            let before = try state.book.alarm(patch.id)
             let alarm = try state.book.update(patch)
+            state.edited(before, alarm)
             state.book.handled(alarm.id, at: now)
             if !alarm.enabled { outcomes += Self.cancelSession(of: alarm.id, in: &state, now: now) }
             return alarm.id
@@ -287,10 +289,14 @@ public final class AlarmScheduler {
         _ body: @escaping @Sendable (inout State, Date, inout [Ringing.Outcome]) throws(CommandError) -> String?
     ) async throws(CommandError) -> JSONValue {
         advance()
-        let now = time.now()
+        let now = time.now(), zone = time.zone()
+        let daysOff = self.daysOff(now: now, zone: zone)
         let change: Ledger<State, Effect>.Change = { state throws(CommandError) in
             var outcomes: [Ringing.Outcome] = []
             let id = try body(&state, now, &outcomes)
+            // An alarm added or edited within 8 hours of its time is decided now, so the answer says it.
+            var context = state.context(daysOff)
+            _ = state.decideEarlier(now: now, zone: zone, daysOff: &context)
             return Effect(id: id, outcomes: outcomes)
         }
         let effect = try await Ledger.commit(change, what: "alarms", in: { $0(&ledger) }) { made in
@@ -299,7 +305,7 @@ public final class AlarmScheduler {
             wake()
         }
         guard let id = effect.id, let alarm = state.book.alarms.first(where: { $0.id == id }) else { return .null }
-        let answeredAt = time.now(), zone = time.zone()
+        let answeredAt = time.now()
         return json(
             of: alarm, now: answeredAt, zone: zone, daysOff: self.daysOff(now: answeredAt, zone: zone),
             language: time.settings.current.language)
