@@ -7,6 +7,8 @@ import { now, formatInstant } from "./nodetime.js";
 
 // The node's older names for two kinds.
 const KINDS = { ice: "freezing_rain", thunder: "thunderstorm" };
+// The icons with a sun, and theirs after sunset.
+const NIGHT = { clear: "moon", partly_cloudy: "w-night", showers: "w-showers-night" };
 
 /** "4°", "−1°": whole degrees, with a true minus sign. */
 const deg = (v) => String(Math.round(v)).replace("-", "\u2212") + "°";
@@ -24,8 +26,8 @@ export function renderWeather(visible, disconnected) {
   const w = store.state.weather;
   const kind = KINDS[w?.kind] || w?.kind;
   if (!visible || !w || !kind || kind === "unknown" || !num(w.temperature)) return setHidden(el, true);
-  const night = dark() && (kind === "clear" || kind === "partly_cloudy");
-  const name = night ? (kind === "clear" ? "moon" : "w-night") : "w-" + kind;
+  // After sunset the sun in an icon is the moon.
+  const name = !dark() || !NIGHT[kind] ? "w-" + kind : NIGHT[kind];
   if (el.dataset.icon !== name) {
     el.dataset.icon = name;
     el.firstElementChild.replaceWith(icon(name));

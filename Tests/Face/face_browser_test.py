@@ -414,7 +414,7 @@ def check_custom_colors(face):
     report("no colour is asked for as text", texts == 0, f"{texts} colour fields are text fields")
     p = panel_problems(face)
     report("custom colours: touch targets and names", not p["small"] and not p["unnamed"], "; ".join(p["small"] + p["unnamed"]))
-    face.click("#sheet-close")
+    close_sheet(face)
     face.cmd("settings", {"face": {k: before[k] for k in ("theme", "digit_color", "background_color") if k in before}})
 
 
@@ -621,7 +621,7 @@ def check_night_pages(face):
     face.cmd("settings", {"face": {"theme": before.get("face", {}).get("theme", "night")},
                           "bedtime": {"time": None, "breathe": False, "sounds": before.get("bedtime", {}).get("sounds", [])},
                           "kids": {"enabled": False, "show_time": True, "wake": "07:00", "sleep_from": "19:00", "warn_min": 15, "ok_min": 60}})
-    face.click("#sheet-close")
+    close_sheet(face)
 
 
 def check_days_off(face):
@@ -935,6 +935,18 @@ def check_lamp(face):
     report("lamp: a long press on the lamp turns it off, and the kids' clock is back", off and not node_state(face, "nightlight").get("on")
            and not face.js("return document.querySelector('#kids').hidden"), json.dumps(node_state(face, "nightlight")))
     face.cmd("settings", {"kids": {"enabled": False}})
+
+
+def close_sheet(face):
+    """Closes the open panel with its close button; one the face already put away (its controls
+    hide after 10 s without a touch, as a slow machine's screenshots can take) is closed too."""
+    if face.js("return !document.getElementById('sheet').hidden"):
+        try:
+            face.click("#sheet-close")
+        except RuntimeError:
+            if face.js("return !document.getElementById('sheet').hidden"):
+                raise
+    face.until(lambda: face.js("return document.getElementById('sheet').hidden"))
 
 
 def text(face, css):
@@ -1495,7 +1507,7 @@ def check_speech(face):
     report("speech: the alarm list says the alarm has a briefing", marked)
     face.shot("face-alarms-briefing-480x800")
     face.size(1280, 800)
-    face.click("#sheet-close")
+    close_sheet(face)
 
 
 def node_state_list(face, topic):
@@ -1629,13 +1641,17 @@ def check_weather(face, args):
     # Three hours and a few minutes on, the node says the report is stale: dimmed, "Stand 07:00".
     published = node_state(face, "weather")["updated_at"]
     face.set_node_time(datetime.fromisoformat(face.state()["clock"]["iso"]).timestamp() + 3 * 3600 + 300)
-    opacity = lambda: float(face.js("return getComputedStyle(document.getElementById('weather')).opacity"))
-    # Dimmed over the overlays' 0.4 s fade.
-    stale = face.until(lambda: node_state(face, "weather").get("stale") is True and (weather_shown(face) or {}).get("old") and opacity() < 0.45, 60)
+    # The temperature dimmed, the "as of" that says why at full strength and the size of the rest.
+    opacity = lambda css: float(face.js("return getComputedStyle(document.querySelector(arguments[0])).opacity", css))
+    size = lambda css: float(face.js("return parseFloat(getComputedStyle(document.querySelector(arguments[0])).fontSize)", css))
+    stale = face.until(lambda: node_state(face, "weather").get("stale") is True and (weather_shown(face) or {}).get("old")
+                       and opacity("#weather > span") < 0.6, 60)
     hhmm = datetime.fromisoformat(published).strftime("%H:%M")
     w = weather_shown(face) or {}
-    report("weather: stale, it is dimmed and says when it is from (German)", stale and w["as_of"] == de["weather.as_of"].replace("{time}", hhmm),
-           f"opacity {opacity()}: {json.dumps(w)}")
+    report("weather: stale, it is dimmed and says when it is from (German), the saying as large and strong as the rest",
+           stale and w["as_of"] == de["weather.as_of"].replace("{time}", hhmm) and opacity("#weather .wx-as-of") == 1
+           and size("#weather .wx-as-of") == size("#weather > span"),
+           f"opacity {opacity('#weather > span')} / {opacity('#weather .wx-as-of')}, size {size('#weather .wx-as-of')} / {size('#weather > span')}: {json.dumps(w)}")
     for w_, h_ in face.sizes([(800, 480), (1280, 800)]):
         face.size(w_, h_)
         face.shot(f"de-weather-stale-{w_}x{h_}")
@@ -1733,20 +1749,20 @@ def check_day_alarms(face, args):
     face.cmd("settings", {"language": "en"})
     face.until(lambda: face.js("return document.documentElement.lang") == "en")
     face.size(1280, 800)
-    face.click("#sheet-close")
+    close_sheet(face)
     face.cmd("alarm/disable", {"id": alarm_id})  # it would ring under the disconnection check
-    # 23:00, after the sunset B/display names (the node's latitude and longitude): a clear sky is a
-    # moon, a partly cloudy one a moon behind a cloud.
+    # 23:00, after the sunset B/display names (the node's latitude and longitude): no sun in any
+    # icon — a clear sky is a moon, a partly cloudy one a moon behind a cloud, and showers too.
     night = []
     face.js("document.body.classList.contains('controls') && document.querySelector('#stage').click()")
-    for code, icon in [(0, "moon"), (2, "w-night")]:
+    for code, icon in [(0, "moon"), (2, "w-night"), (80, "w-showers-night")]:
         publish(args, {"condition": code, "temperature": 9, "low": 4, "high": 17})
-        night.append(face.until(lambda: (weather_shown(face) or {}).get("icon") == icon, 10))
-        if code == 0:
+        night.append(face.until(lambda: (weather_shown(face) or {}).get("icon") == icon and weather_shown(face).get("drawn"), 10))
+        if code in (0, 80):
             face.size(800, 480)
-            face.shot("face-weather-night-800x480")
+            face.shot("face-weather-night-800x480" if code == 0 else "face-weather-showers-night-800x480")
             face.size(1280, 800)
-    report("weather: after sunset a moon for a clear sky, and behind a cloud", all(night),
+    report("weather: after sunset a moon for a clear sky, behind a cloud, and over showers", all(night),
            f"{json.dumps(weather_shown(face))}; display {json.dumps(node_state(face, 'display'))}")
 
 
@@ -1831,7 +1847,7 @@ def check_radio(face, live=None, title=None):
             face.shot(f"face-radio-red-{w}x{h}")
         face.size(1280, 800)
         face.cmd("settings", {"face": {"theme": "night"}})
-        face.click("#sheet-close")
+        close_sheet(face)
         chip = lambda: text(face, "#radio-now .chip-text") or ""
         report("radio: the clock shows what plays: the station and its title", face.until(lambda: chip().startswith(f"{name} · {title or ''}")), chip())
         clipped = face.js("const e = document.querySelector('#radio-now'); return e.getBoundingClientRect().right <= innerWidth && e.getBoundingClientRect().left >= 0")
@@ -1939,7 +1955,7 @@ def check_radio(face, live=None, title=None):
         face.click(f'[data-key="delete-{new_id}"]')
         report("radio: the second tap deletes the station", face.until(lambda: not any(st["id"] == new_id for st in radio_state(face).get("stations") or [])
                                                                          and "Night Rain" not in station_names(face)))
-    face.click("#sheet-close")
+    close_sheet(face)
     face.cmd("radio/stop")
 
 
@@ -2043,7 +2059,7 @@ def open_panel(face, name):
     for attempt in range(2):
         if not hidden("sheet"):
             try:
-                face.click("#sheet-close")
+                close_sheet(face)
             except (ElementNotInteractableException, RuntimeError):
                 if not hidden("sheet"):
                     raise  # else the controls hid themselves meanwhile (10 s untouched, on a slow machine)
@@ -2228,7 +2244,7 @@ def check_german(face):
         face.until(lambda: face.js("return !!document.querySelector('.settings-page .week')"))
         screen(f"Settings, the {name} page", f"settings-{name}")
     face.cmd("settings", {"bedtime": {"time": None, "sounds": settings.get("bedtime", {}).get("sounds", [])}, "kids": {"enabled": False}})
-    face.click("#sheet-close")
+    close_sheet(face)
 
     for label in ("Ei", "Reis"):
         face.cmd("timer/start", {"seconds": 1, "label": label})

@@ -187,10 +187,10 @@ enum FaceBrowserScript {
     static let weatherChecks = [
         "weather: none published, no overlay", "weather: the overlay shows the temperature, the low and the high, and the icon of its kind",
         "weather: an icon of its own for every kind the node names", "weather: in the red theme red alone",
-        "weather: stale, it is dimmed and says when it is from (German)", "weather: a new report is current again",
+        "weather: stale, it is dimmed and says when it is from (German), the saying as large and strong as the rest", "weather: a new report is current again",
         "day: the editor has Earlier if, off", "day: the calendar section is there exactly when the node has feeds",
         "day: Earlier if sets the alarm's earlier_if on the node (B/alarms)", "day: the alarm list says why an alarm moved",
-        "weather: after sunset a moon for a clear sky, and behind a cloud", "day: an alarm that follows the calendar names the event",
+        "weather: after sunset a moon for a clear sky, behind a cloud, and over showers", "day: an alarm that follows the calendar names the event",
         // SPEC §7's browser row with the weather on the face: it adds no update and no loop.
         "idle, seconds hidden: no DOM update in 5 s", "no animation-frame loop",
     ]
